@@ -1,0 +1,82 @@
+"""Author mode: each catalog manifest is a file of items, one per rule scope.
+
+`resolve[<variant>]` holds every rule of a variant's effective set, `errata` the rules of
+`errata.toml`, `slug` the suite-level identity rules; `tcab.toml::config` the suite's own
+configuration. A failure prints each problem at its file and line, with no traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_tcab.errors import Problem
+from pytest_tcab.errors import ProblemsFound
+from pytest_tcab.resolve.suite import slug_problems
+from pytest_tcab.session import suite_for
+
+
+class ProblemsItem(pytest.Item):
+    """An item that passes when its rules find no problem, and lists every problem otherwise."""
+
+    def __init__(self, *, check: Callable[[], list[Problem]], line: int | None = None,
+                 experimental: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._check = check
+        self._line = line
+        self.experimental = experimental
+
+    def runtest(self) -> None:
+        problems = self._check()
+        if problems:
+            raise ProblemsFound(problems, self.config.rootpath)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, ProblemsFound):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, (self._line - 1) if self._line else 0, f"tcab: {self.name}"
+
+
+class ManifestFile(pytest.File):
+    """`test-case.toml`: resolved once; its items share the resolution."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        suite = suite_for(self.config, self.path)
+        resolution = suite.resolve(self.path)
+        experimental = resolution.experimental
+        for slug in resolution.variant_slugs:
+            problems = resolution.problems_for(slug)
+            yield ProblemsItem.from_parent(
+                self, name=f"resolve[{slug}]", check=lambda problems=problems: problems,
+                line=_first_line(problems, self.path), experimental=experimental,
+            )
+        if resolution.errata is not None:
+            errata = resolution.errata
+            yield ProblemsItem.from_parent(
+                self, name="errata", check=lambda: errata, line=_first_line(errata, self.path),
+                experimental=experimental,
+            )
+        yield ProblemsItem.from_parent(
+            self, name="slug", check=lambda: slug_problems(suite, self.path), experimental=experimental,
+        )
+
+
+class SuiteConfigFile(pytest.File):
+    """`tcab.toml`: the suite's engines and package store."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        suite = suite_for(self.config, self.path)
+        problems = suite.config_problems
+        yield ProblemsItem.from_parent(self, name="config", check=lambda: problems,
+                                       line=_first_line(problems, self.path))
+
+
+def _first_line(problems: list[Problem], path: Path) -> int | None:
+    return next((p.line for p in sorted(problems) if p.path == path and p.line), None)

@@ -1,0 +1,71 @@
+"""`[[check]]` tables and their action grammar (DESIGN "[[check]] actions")."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from typing import Any
+from typing import Literal
+
+from pydantic import Field
+
+from pytest_tcab.models.base import StrictModel
+
+NonNegativeMs = Annotated[int, Field(ge=0, le=600_000)]
+
+
+class Wait(StrictModel):
+    """Pause for `ms` milliseconds."""
+
+    type: Literal["wait"]
+    ms: NonNegativeMs
+
+
+class Key(StrictModel):
+    """Press one key (a Playwright key name such as `Space` or `ArrowUp`)."""
+
+    type: Literal["key"]
+    key: Annotated[str, Field(min_length=1)]
+
+
+class Hold(StrictModel):
+    """Hold a key down for `ms` milliseconds."""
+
+    type: Literal["hold"]
+    key: Annotated[str, Field(min_length=1)]
+    ms: NonNegativeMs
+
+
+class Click(StrictModel):
+    """Click at logical pixels of the viewport."""
+
+    type: Literal["click"]
+    x: Annotated[float, Field(ge=0)]
+    y: Annotated[float, Field(ge=0)]
+
+
+class Call(StrictModel):
+    """Call a method of the instrumentation handle, e.g. `window.__carom.reset()`."""
+
+    type: Literal["call"]
+    op: Annotated[str, Field(pattern=r"^[A-Za-z_$][A-Za-z0-9_$]*$")]
+    args: list[Any] = []
+
+
+Action = Annotated[Wait | Key | Hold | Click | Call, Field(discriminator="type")]
+
+
+class Check(StrictModel):
+    """An opt-in visual comparison of the driven build against a reference view."""
+
+    view: Annotated[str, Field(min_length=1)]
+    """The view this check records under."""
+    name: str | None = None
+    """Display name; defaults to the humanized view slug."""
+    reference: str | None = None
+    """The reference view whose rendered screenshot is the baseline; defaults to `view`."""
+    actions: list[Action] = []
+    """What drives the build into the view before the capture (empty: on load)."""
+
+    @property
+    def baseline_view(self) -> str:
+        return self.reference if self.reference is not None else self.view

@@ -1,0 +1,41 @@
+"""Mirrors of the suite's own configuration (`tcab.toml`) and of a run's `run.toml`."""
+
+from __future__ import annotations
+
+from pytest_tcab.models.base import StrictModel
+from pytest_tcab.models.fields import KebabSlug
+from pytest_tcab.models.fields import RelPath
+from pytest_tcab.models.fields import Text
+
+
+class Engine(StrictModel):
+    """An engine a test-suite definition may select; its docs are seeded into the run."""
+
+    name: Text
+    docs: RelPath | None = None
+    """Documentation folder, relative to the suite root."""
+
+
+class Package(StrictModel):
+    """A shippable `@test-cabinet/*` package of the host package store."""
+
+    path: RelPath
+    """The package folder, relative to the suite root; vendored into `.tcab/packages/`."""
+    description: Text
+    """UI-only text shown on the case's Inputs tab."""
+
+
+class SuiteConfig(StrictModel):
+    """`tcab.toml` at the suite root: engines and the package store."""
+
+    engines: dict[KebabSlug, Engine] = {}
+    packages: dict[str, Package] = {}
+
+
+class RunFile(StrictModel):
+    """`DIR/.tcab/run.toml`: which case, version, variant and engine produced DIR."""
+
+    case: KebabSlug
+    version: str | None = None
+    variant: KebabSlug | None = None
+    engine: KebabSlug | None = None

@@ -1,0 +1,42 @@
+"""Path containment: a path an author or a build names never leads outside its folder."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from pathlib import PurePosixPath
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+class PathEscapes(ValueError):
+    """A relative path that is absolute, climbs with `..`, or follows a symlink outside."""
+
+
+def contained(root: Path, relative: str) -> Path:
+    """`root / relative`, refusing anything that does not stay inside `root`.
+
+    The path must exist only as far as symlinks are concerned: a missing target is fine
+    (existence is a separate rule), a symlink whose target leaves `root` is not.
+    """
+    if "\x00" in relative:
+        raise PathEscapes("contains a NUL character")
+    if relative.startswith(("/", "\\")) or _DRIVE.match(relative):
+        raise PathEscapes("is absolute")
+    parts = PurePosixPath(relative.replace("\\", "/")).parts
+    if ".." in parts:
+        raise PathEscapes("climbs out with '..'")
+    target = root.joinpath(*parts)
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(target)
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise PathEscapes("follows a symlink that leads outside")
+    return target
+
+
+def is_inside(root: Path, path: Path) -> bool:
+    """Whether `path`, with symlinks followed, is `root` or lies under it."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)

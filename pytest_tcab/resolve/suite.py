@@ -1,0 +1,69 @@
+"""Suite-level slug rules: a slug is one case's identity across versions, folders and layouts."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_tcab.errors import Problem
+from pytest_tcab.toml import TomlDocument
+from pytest_tcab.toml import load
+
+if TYPE_CHECKING:
+    from pytest_tcab.suite import Suite
+
+
+def slug_problems(suite: Suite, manifest: Path) -> list[Problem]:
+    """The slug of `manifest` must be declared identically on every version of its folder,
+    and no other folder of the catalog (nor a test-suite definition) may claim it."""
+    index = suite.slug_index
+    doc = index.docs.get(manifest)
+    if doc is None:
+        return []  # unreadable: its own resolve item reports why
+    slug = doc.data.get("slug")
+    if not isinstance(slug, str):
+        return [doc.problem((), "declares no `slug`", 'add slug = "<kebab-case identity>" at the top')]
+    problems: list[Problem] = []
+    folder = manifest.parent.parent
+    siblings = {p: s for p, s in index.slug_of.items() if p.parent.parent == folder and s != slug}
+    for other, other_slug in sorted(siblings.items()):
+        problems.append(doc.problem(("slug",), f"slug {slug!r} differs from {other_slug!r} declared by "
+                                    f"{other.parent.name} of the same folder",
+                                    "a slug is declared identically on every version of a folder"))
+    claimants = sorted({p.parent.parent for p in index.by_slug[slug]} - {folder})
+    for other_folder in claimants:
+        problems.append(doc.problem(("slug",), f"slug {slug!r} is also declared by "
+                                    f"{other_folder.relative_to(suite.root)}/",
+                                    "slugs are unique across the catalog; rename one of the cases' slugs"))
+    for definition in index.definitions.get(slug, []):
+        problems.append(doc.problem(("slug",), f"slug {slug!r} is also the slug of the definition "
+                                    f"{definition.relative_to(suite.root)}",
+                                    "slugs are unique across the whole suite, both layouts together"))
+    return problems
+
+
+class SlugIndex:
+    """Which manifest declares which slug, read once per suite."""
+
+    def __init__(self) -> None:
+        self.docs: dict[Path, TomlDocument] = {}
+        self.slug_of: dict[Path, str] = {}
+        self.by_slug: dict[str, list[Path]] = defaultdict(list)
+        self.definitions: dict[str, list[Path]] = defaultdict(list)
+
+
+def build_slug_index(suite: Suite) -> SlugIndex:
+    index = SlugIndex()
+    for path in suite.manifests:
+        loaded = load(path)
+        if isinstance(loaded, Problem):
+            continue
+        index.docs[path] = loaded
+        slug = loaded.data.get("slug")
+        if isinstance(slug, str):
+            index.slug_of[path] = slug
+            index.by_slug[slug].append(path)
+    for definition in suite.definitions:
+        index.definitions[definition.stem].append(definition)
+    return index

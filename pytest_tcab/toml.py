@@ -1,0 +1,251 @@
+"""Reading TOML with positions: parse errors and key paths become file lines.
+
+Parsed TOML values carry no line numbers, so beside `tomli` this module scans the source
+once and records where every key, table and array element starts. Failures can then point
+at the exact line an author has to edit.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+
+import tomli
+
+from pytest_tcab.errors import KeyPath
+from pytest_tcab.errors import Problem
+
+
+@dataclass(frozen=True)
+class TomlDocument:
+    """A parsed TOML file and the line of every key path in it."""
+
+    path: Path
+    data: dict[str, Any]
+    lines: dict[KeyPath, int] = field(repr=False)
+
+    def line_of(self, key: KeyPath) -> int | None:
+        """The 1-based line of `key`, or of its nearest declared ancestor."""
+        for end in range(len(key), 0, -1):
+            line = self.lines.get(tuple(key[:end]))
+            if line is not None:
+                return line
+        return None
+
+    def problem(self, key: KeyPath, message: str, hint: str | None = None) -> Problem:
+        return Problem(self.path, self.line_of(key), tuple(key), message, hint)
+
+
+def load(path: Path) -> TomlDocument | Problem:
+    """Parse `path`; a file that cannot be read or parsed is a located `Problem`."""
+    try:
+        source = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        return Problem(path, None, (), f"is not UTF-8 text ({exc.reason} at byte {exc.start})")
+    except OSError as exc:
+        return Problem(path, None, (), f"cannot be read: {exc.strerror or exc}")
+    return parse(path, source)
+
+
+def parse(path: Path, source: str) -> TomlDocument | Problem:
+    try:
+        data = tomli.loads(source)
+    except tomli.TOMLDecodeError as exc:
+        message = exc.msg if hasattr(exc, "msg") else str(exc)
+        return Problem(
+            path,
+            getattr(exc, "lineno", None),
+            (),
+            f"is not valid TOML: {message} (column {getattr(exc, 'colno', '?')})",
+            "see https://toml.io/en/v1.0.0 for the syntax",
+        )
+    return TomlDocument(path, data, key_lines(source))
+
+
+def key_lines(source: str) -> dict[KeyPath, int]:
+    """Map every key path declared in valid TOML `source` to its 1-based line."""
+    return _Scanner(source).scan()
+
+
+class _Scanner:
+    """Walks TOML source like a parser, recording positions instead of values.
+
+    It only runs on source `tomli` accepted, so it can be lenient: on anything it does not
+    understand it stops and keeps what it has recorded.
+    """
+
+    def __init__(self, source: str) -> None:
+        self.src = source
+        self.pos = 0
+        self.line_starts = [0] + [i + 1 for i, ch in enumerate(source) if ch == "\n"]
+        self.lines: dict[KeyPath, int] = {}
+        # Array-of-tables element counts, keyed by the concrete path of the array.
+        self.aot_len: dict[KeyPath, int] = {}
+
+    def scan(self) -> dict[KeyPath, int]:
+        table: KeyPath = ()
+        try:
+            while self._skip_blank_lines():
+                if self.src.startswith("[[", self.pos):
+                    table = self._header(array=True)
+                elif self.src[self.pos] == "[":
+                    table = self._header(array=False)
+                else:
+                    self._keyval(table)
+                self._skip_to_line_end()
+        except (IndexError, ValueError):
+            pass
+        return self.lines
+
+    # -- positions ---------------------------------------------------------------------
+    def _line(self) -> int:
+        return bisect.bisect_right(self.line_starts, self.pos)
+
+    def _record(self, key: KeyPath, line: int) -> None:
+        self.lines.setdefault(key, line)
+
+    # -- structure ---------------------------------------------------------------------
+    def _header(self, array: bool) -> KeyPath:
+        line = self._line()
+        self.pos += 2 if array else 1
+        names = self._key()
+        self._ws()
+        self.pos += 2 if array else 1
+        concrete = self._concrete(names[:-1]) + (names[-1],)
+        if array:
+            index = self.aot_len.get(concrete, 0)
+            self.aot_len[concrete] = index + 1
+            self._record(concrete, line)
+            concrete = concrete + (index,)
+        self._record(concrete, line)
+        return concrete
+
+    def _concrete(self, names: tuple[str, ...]) -> KeyPath:
+        """Resolve header names to a concrete path: arrays of tables mean their last element."""
+        path: KeyPath = ()
+        for name in names:
+            path = path + (name,)
+            count = self.aot_len.get(path)
+            if count:
+                path = path + (count - 1,)
+        return path
+
+    def _keyval(self, table: KeyPath) -> None:
+        line = self._line()
+        names = self._key()
+        key = table + names
+        for end in range(len(table) + 1, len(key) + 1):
+            self._record(key[:end], line)
+        self._ws()
+        if self.src[self.pos] != "=":
+            raise ValueError("expected '='")
+        self.pos += 1
+        self._ws()
+        self._value(key)
+
+    def _key(self) -> tuple[str, ...]:
+        names = []
+        while True:
+            self._ws()
+            names.append(self._simple_key())
+            self._ws()
+            if self.pos < len(self.src) and self.src[self.pos] == ".":
+                self.pos += 1
+                continue
+            return tuple(names)
+
+    def _simple_key(self) -> str:
+        ch = self.src[self.pos]
+        if ch in "\"'":
+            return self._string()
+        start = self.pos
+        while self.pos < len(self.src) and (self.src[self.pos].isalnum() or self.src[self.pos] in "-_"):
+            self.pos += 1
+        if start == self.pos:
+            raise ValueError("expected a key")
+        return self.src[start : self.pos]
+
+    def _value(self, key: KeyPath) -> None:
+        ch = self.src[self.pos]
+        if ch == "[":
+            self._array(key)
+        elif ch == "{":
+            self._inline_table(key)
+        elif ch in "\"'":
+            self._string()
+        else:
+            while self.pos < len(self.src) and self.src[self.pos] not in ",]}#\n":
+                self.pos += 1
+
+    def _array(self, key: KeyPath) -> None:
+        self.pos += 1
+        index = 0
+        while True:
+            self._ws(newlines=True)
+            if self.src[self.pos] == "]":
+                self.pos += 1
+                return
+            self._record(key + (index,), self._line())
+            self._value(key + (index,))
+            index += 1
+            self._ws(newlines=True)
+            if self.src[self.pos] == ",":
+                self.pos += 1
+
+    def _inline_table(self, key: KeyPath) -> None:
+        self.pos += 1
+        while True:
+            self._ws()
+            if self.src[self.pos] == "}":
+                self.pos += 1
+                return
+            self._keyval(key)
+            self._ws()
+            if self.src[self.pos] == ",":
+                self.pos += 1
+
+    def _string(self) -> str:
+        quote = self.src[self.pos]
+        if self.src.startswith(quote * 3, self.pos):
+            end = self.src.index(quote * 3, self.pos + 3)
+            # A multi-line string may end with up to two extra quotes of its own.
+            while self.src.startswith(quote, end + 3):
+                end += 1
+            self.pos = end + 3
+            return ""
+        self.pos += 1
+        start = self.pos
+        while self.src[self.pos] != quote:
+            if quote == '"' and self.src[self.pos] == "\\":
+                self.pos += 1
+            self.pos += 1
+        raw = self.src[start : self.pos]
+        self.pos += 1
+        if quote == '"' and "\\" in raw:
+            return tomli.loads(f'k = "{raw}"')["k"]
+        return raw
+
+    # -- whitespace and comments -------------------------------------------------------
+    def _ws(self, newlines: bool = False) -> None:
+        while self.pos < len(self.src):
+            ch = self.src[self.pos]
+            if ch in " \t\r" or (newlines and ch == "\n"):
+                self.pos += 1
+            elif ch == "#":
+                self._skip_comment()
+            else:
+                return
+
+    def _skip_comment(self) -> None:
+        end = self.src.find("\n", self.pos)
+        self.pos = len(self.src) if end < 0 else end
+
+    def _skip_to_line_end(self) -> None:
+        self._ws()
+
+    def _skip_blank_lines(self) -> bool:
+        self._ws(newlines=True)
+        return self.pos < len(self.src)

@@ -79,4 +79,4 @@ class SuiteConfigFile(pytest.File):
 
 
 def _first_line(problems: list[Problem], path: Path) -> int | None:
-    return next((p.line for p in sorted(problems) if p.path == path and p.line), None)
+    return min((p.line for p in problems if p.path == path and p.line), default=None)

@@ -28,7 +28,7 @@ def _is_bare_key(key: str) -> bool:
     return bool(key) and all(ch.isascii() and (ch.isalnum() or ch in "-_") for ch in key)
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Problem:
     """One broken rule: where it is (file, 1-based line, key path), what is wrong, what would be right."""
 

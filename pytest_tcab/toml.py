@@ -115,6 +115,8 @@ class _Scanner:
         self._ws()
         self.pos += 2 if array else 1
         concrete = self._concrete(names[:-1]) + (names[-1],)
+        for end in range(1, len(concrete)):
+            self._record(concrete[:end], line)  # implicitly declared parent tables
         if array:
             index = self.aot_len.get(concrete, 0)
             self.aot_len[concrete] = index + 1

@@ -329,5 +329,9 @@ class VariantFile(_CaseMaterial):
         return self.name or humanize(self.slug)
 
 
-ROOT_KEYS = frozenset(Manifest.model_fields) | frozenset(PerformanceManifest.model_fields)
-"""Keys that belong at the top of test-case.toml (to spot one written after a table header)."""
+ROOT_KEYS = frozenset(
+    {"slug", "name", "difficulty", "tags", "summary", "description", "changelog", "prompt",
+     "max_runtime_hours", "experimental", "type", "init", "assets", "packages", "variants",
+     "workspace"}
+)
+"""Plain root keys of test-case.toml: one found inside a table was written after a header."""

@@ -65,8 +65,30 @@ def validate(
     try:
         return model.model_validate(doc.data), []
     except ValidationError as exc:
-        problems = [_problem(model, doc, error, root_keys) for error in exc.errors(include_url=False)]
-        return None, sorted(set(problems), key=lambda p: (p.line or 0, p.key.__repr__()))
+        errors = exc.errors(include_url=False)
+        misspelt = {_misspelling(model, error) for error in errors} - {None}
+        return None, [
+            _problem(model, doc, error, root_keys)
+            for error in errors
+            # A misspelt required key is both unknown and missing: the unknown-key problem
+            # already names the missing key, so the echo is dropped.
+            if not (error["type"] == "missing" and _toml_key(model, error["loc"])[0] in misspelt)
+        ]
+
+
+def _misspelling(model: type[BaseModel], error: ErrorDetails) -> KeyPath | None:
+    """For an unknown key close to a known one, the key path it was probably meant to be."""
+    if error["type"] != "extra_forbidden":
+        return None
+    key, owner = _toml_key(model, error["loc"])
+    close = _closest(str(key[-1]), owner)
+    return key[:-1] + (close,) if close else None
+
+
+def _closest(name: str, owner: type[BaseModel] | None) -> str | None:
+    known = sorted(owner.model_fields) if owner is not None else []
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def _problem(
@@ -77,10 +99,9 @@ def _problem(
     value = error.get("input")
     if kind == "missing":
         parent, name = key[:-1], key[-1]
-        where = f"`[{format_key_path(parent)}]`" if parent else "the document"
         return doc.problem(
             parent,
-            f"missing required key `{name}` in {where}",
+            f"missing required key `{name}`",
             _field_doc(owner, str(name)),
         )
     if kind == "extra_forbidden":
@@ -106,11 +127,34 @@ def _problem(
     return doc.problem(key, f"{error['msg']} (got {_show(value)})")
 
 
+_EXPLAINED: dict[tuple[str, str], tuple[str, str]] = {
+    ("VariantReview", "format"): (
+        "a variant file must not repeat `format`",
+        "the format is declared once, in test-case.toml; remove it here",
+    ),
+    ("CategoryItem", "domain"): (
+        "the categories grammar attaches no domain to a point",
+        "keep [[domain]] for the per-domain ratings and name the category after its mode",
+    ),
+}
+"""Unknown keys that are a known mistake, with what the author should do instead."""
+
+
 def _unknown_key(
     doc: TomlDocument, key: KeyPath, owner: type[BaseModel] | None, root_keys: frozenset[str]
 ) -> Problem:
     name = str(key[-1])
     table = key[:-1]
+    owner_name = owner.__name__ if owner is not None else ""
+    if (owner_name, name) in _EXPLAINED:
+        message, hint = _EXPLAINED[owner_name, name]
+        return doc.problem(key, message, hint)
+    if owner_name == "Category":
+        return doc.problem(
+            key,
+            f"a category carries only `id`, `title` and its `items`; `{name}` is not allowed here",
+            f"put `{name}` on the category's items",
+        )
     if table and name in root_keys:
         header = format_key_path(tuple(p for p in table if isinstance(p, str)))
         return doc.problem(
@@ -119,15 +163,9 @@ def _unknown_key(
             f"so TOML put it inside that table",
             f"move `{name} = ...` above the first table header of the file",
         )
+    close = _closest(name, owner)
     known = sorted(owner.model_fields) if owner is not None else []
-    if owner is not None and owner.__name__ == "Category":
-        return doc.problem(
-            key,
-            f"a category carries only `id`, `title` and its `items`; `{name}` is not allowed here",
-            f"put `{name}` on the category's items",
-        )
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-    hint = f"did you mean `{close[0]}`?" if close else (f"known keys: {', '.join(known)}" if known else None)
+    hint = f"did you mean `{close}`?" if close else (f"known keys: {', '.join(known)}" if known else None)
     return doc.problem(key, f"unknown key `{name}`", hint)
 
 

@@ -96,6 +96,7 @@ def resolve_version(manifest_path: Path, config: SuiteConfig, package_root: Path
     loaded = load(manifest_path)
     if isinstance(loaded, Problem):
         result.common.append(loaded)
+        result.variant_slugs = [DEFAULT_VARIANT]
         return result
     _VersionResolver(loaded, config, package_root, result).run()
     return result
@@ -118,6 +119,7 @@ class _VersionResolver:
         folder_type, folder_difficulty = catalog_type(doc.path)
         declared_type = doc.data.get("type")
         case_type = declared_type if isinstance(declared_type, str) else folder_type
+        self.case_type = case_type or "end-to-end"
         self.result.slug = doc.data.get("slug") if isinstance(doc.data.get("slug"), str) else None
         self.result.experimental = doc.data.get("experimental") is True
         self._layout(folder_type, folder_difficulty, declared_type)
@@ -184,7 +186,8 @@ class _VersionResolver:
                             "the declared type and the type folder must agree")
             )
         difficulty = doc.data.get("difficulty")
-        if isinstance(difficulty, str) and folder_difficulty in ("easy", "medium", "hard") and difficulty != folder_difficulty:
+        known = ("easy", "medium", "hard")
+        if difficulty in known and folder_difficulty in known and difficulty != folder_difficulty:
             self.common.append(
                 doc.problem(("difficulty",), f"difficulty = {difficulty!r}, but the case lives under "
                             f"test-cases/{folder_type}/{folder_difficulty}/",
@@ -298,9 +301,6 @@ class _VersionResolver:
                                              "categories grammar (`[review] format = 2`)",
                                              "add `[[review.categories]]` instead"))
             review = vdoc.data.get("review")
-            if isinstance(review, dict) and "format" in review:
-                problems.append(vdoc.problem(("review", "format"), "a variant file must not repeat `format`",
-                                             "the format is declared once, in test-case.toml; remove it here"))
             if manifest.review is None and isinstance(review, dict):
                 problems.append(vdoc.problem(("review",), "declares `[review]` categories, but the case uses the legacy "
                                              "`[[review_item]]` grammar", "use `[[review_item]]` in this variant too"))
@@ -547,13 +547,13 @@ class _VariantRules:
             collides = norm in seeded or (workspace is not None and (workspace / norm).is_file())
             if collides:
                 self.problems.append(doc.problem(key, f"proof dest {proof.dest!r} collides with a file seeded into "
-                                                 f"variant {self.slug!r}'s run", "write proofs to a path nothing is seeded to, e.g. proof/<id>.png"))
+                                                 f"the run of variant {self.slug!r}", "write proofs to a path nothing is seeded to, e.g. proof/<id>.png"))
 
     def _package_json(self, workspace: Path | None) -> None:
         """Each declared package must be a `file:./.tcab/packages/<name>` dependency of the workspace."""
         packages = self.manifest.packages
-        if not packages:
-            return
+        if not packages or self.parent.case_type != "end-to-end":
+            return  # `packages` outside end-to-end is already a problem of its own
         where = ("workspace",)
         doc = self.vdoc if self.own is not None and self.own.workspace is not None else self.doc
         assert doc is not None

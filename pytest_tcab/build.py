@@ -1,0 +1,358 @@
+"""Building a produced implementation: shell steps in a private copy, bounded in time and output."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+OUTPUT_CAP_BYTES = 1024 * 1024
+"""Only the last MiB of a step's output is kept: failures show at the end, and a runaway log must
+not exhaust the reporter's memory."""
+
+KILL_GRACE_S = 2.0
+"""How long a timed-out process group gets between SIGTERM and SIGKILL to shut down cleanly."""
+
+DRAIN_S = 1.0
+"""How long output is still read after the step ended, for a writer that escaped the kill
+(it left the process group) and keeps the pipe open."""
+
+OUTPUT_DIRS = ("dist", "build", "out")
+"""Where a static build may put its output, in order of preference (DESIGN "Build and serve")."""
+
+SKIPPED_ANYWHERE = frozenset({"node_modules", ".git", "target"})
+"""Dependency caches and VCS data: never the implementation's sources, and often huge."""
+
+SKIPPED_AT_ROOT = frozenset(OUTPUT_DIRS)
+"""Output folders shipped with the sources are left behind, so a stale committed build can never
+pass for the output of a build that failed or wrote nothing. Deeper folders of the same names
+may be sources (``src/build/``) and are copied."""
+
+INHERITED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
+"""The only variables a build sees from the reporter: enough for node/npm to run, and none of
+the reporter's tokens, since the code being built is untrusted."""
+
+BUILD_ENV = {
+    "CI": "1",
+    "npm_config_audit": "false",
+    "npm_config_fund": "false",
+    "npm_config_update_notifier": "false",
+}
+"""Non-interactive installs that do not phone home; CI=1 also makes tools drop progress bars."""
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """One shell step as run: what it printed (its tail) and how it ended."""
+
+    command: str
+    returncode: int
+    """The shell's exit status; negative when a signal ended it (as in :mod:`subprocess`)."""
+    output: str
+    """stdout and stderr interleaved, at most the last :data:`OUTPUT_CAP_BYTES` of it."""
+    timed_out: bool
+    duration_s: float
+
+    @property
+    def ok(self) -> bool:
+        """Whether the step finished in time with exit status 0."""
+        return self.returncode == 0 and not self.timed_out
+
+    def tail(self, lines: int = 40) -> str:
+        """The last ``lines`` lines of output: where build tools print the reason they failed."""
+        return "\n".join(self.output.splitlines()[-lines:])
+
+
+def build_environment() -> dict[str, str]:
+    """The environment every build step runs with: :data:`INHERITED_ENV` plus :data:`BUILD_ENV`."""
+    env = {name: os.environ[name] for name in INHERITED_ENV if name in os.environ}
+    env.update(BUILD_ENV)
+    return env
+
+
+def run_command(
+    command: str,
+    cwd: Path,
+    timeout_s: float,
+    env: Mapping[str, str] | None = None,
+) -> CommandResult:
+    """Run ``command`` with ``bash -c`` in ``cwd`` as the leader of a new process group.
+
+    The group, not just the shell, is what gets killed on timeout: ``npm run build`` forks node,
+    which forks esbuild, and killing only bash would leave them running and holding the pipe.
+    Whatever the step left running in its group is also ended once the shell exits.
+    ``env`` replaces the environment entirely when given.
+    """
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        ["bash", "-c", command],
+        cwd=cwd,
+        env=dict(env) if env is not None else None,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None  # stdout=PIPE
+    pgid = proc.pid  # start_new_session: the shell leads its own group
+    output = _OutputTail(OUTPUT_CAP_BYTES)
+    with proc.stdout, selectors.DefaultSelector() as selector:
+        fd = proc.stdout.fileno()
+        selector.register(fd, selectors.EVENT_READ)
+        try:
+            timed_out = not _read_until_exit(proc, fd, selector, output, start + timeout_s)
+        finally:  # also on Ctrl-C: an interrupted run must not leave a build running
+            _end_group(proc, pgid)
+        _drain(fd, selector, output, time.monotonic() + DRAIN_S)
+    return CommandResult(
+        command=command,
+        returncode=proc.returncode,
+        output=output.text(),
+        timed_out=timed_out,
+        duration_s=time.monotonic() - start,
+    )
+
+
+class _OutputTail:
+    """A byte buffer that keeps only its last ``cap`` bytes and counts what it dropped."""
+
+    def __init__(self, cap: int) -> None:
+        self._cap = cap
+        self._data = bytearray()
+        self._dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        self._data += chunk
+        excess = len(self._data) - self._cap
+        if excess > 0:
+            del self._data[:excess]
+            self._dropped += excess
+
+    def text(self) -> str:
+        text = self._data.decode("utf-8", errors="replace")
+        if self._dropped:
+            text = f"[... {self._dropped} bytes of earlier output dropped ...]\n" + text
+        return text
+
+
+def _read_until_exit(
+    proc: subprocess.Popen[bytes],
+    fd: int,
+    selector: selectors.BaseSelector,
+    output: _OutputTail,
+    deadline: float,
+) -> bool:
+    """Collect output until the shell exits (True) or the deadline passes (False).
+
+    Exit is polled rather than inferred from EOF, because a background grandchild may hold the
+    pipe open long after the shell is gone.
+    """
+    eof = False
+    while proc.poll() is None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        if eof:
+            time.sleep(min(remaining, 0.05))
+        elif selector.select(min(remaining, 0.05)):
+            chunk = os.read(fd, 65536)
+            eof = not chunk
+            output.add(chunk)
+    return True
+
+
+def _end_group(proc: subprocess.Popen[bytes], pgid: int) -> None:
+    """SIGTERM the whole group, then SIGKILL whatever is left after :data:`KILL_GRACE_S`."""
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        proc.wait()
+        return
+    deadline = time.monotonic() + KILL_GRACE_S
+    while time.monotonic() < deadline:
+        proc.poll()  # reap the shell, else it lingers as a zombie member of the group
+        if not _group_exists(pgid):
+            break
+        time.sleep(0.02)
+    else:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
+    proc.wait()
+
+
+def _group_exists(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member changed uid; it still exists
+        return True
+    return True
+
+
+def _drain(
+    fd: int,
+    selector: selectors.BaseSelector,
+    output: _OutputTail,
+    deadline: float,
+) -> None:
+    """Read what is still in the pipe, up to EOF or the deadline, whichever comes first."""
+    while (remaining := deadline - time.monotonic()) > 0:
+        if not selector.select(remaining):
+            return
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return
+        output.add(chunk)
+
+
+@dataclass(frozen=True)
+class Workdir:
+    """A private copy of a produced tree, and what was deliberately left out of it."""
+
+    path: Path
+    dropped: tuple[str, ...]
+    """One line per entry left out for safety, e.g. ``x -> /etc/passwd (leaves the tree)``."""
+
+
+def prepare_workdir(source: Path, dest_parent: Path) -> Workdir:
+    """Copy ``source`` into a fresh folder under ``dest_parent`` for building.
+
+    Building in a copy keeps the produced tree pristine for later runs and reviews. Symlinks are
+    never followed: one that stays inside the tree is recreated as a relative link to the same
+    file, one that leaves it (``-> /etc/passwd``) is dropped, so neither the build nor the server
+    can reach outside through it. Special files (FIFOs, sockets, devices) are dropped too: reading
+    a FIFO would hang the copy.
+    """
+    root = Path(os.path.realpath(source))
+    if not root.is_dir():
+        raise NotADirectoryError(f"not a directory: {source}")
+    dest = Path(tempfile.mkdtemp(prefix="tcab-build-", dir=dest_parent))
+    dropped: list[str] = []
+    _copy_tree(root, root, dest, dropped)
+    return Workdir(path=dest, dropped=tuple(dropped))
+
+
+def _copy_tree(root: Path, src_dir: Path, dest_dir: Path, dropped: list[str]) -> None:
+    with os.scandir(src_dir) as entries:
+        for entry in sorted(entries, key=lambda e: e.name):
+            src = Path(entry.path)
+            dest = dest_dir / entry.name
+            rel = src.relative_to(root).as_posix()
+            if entry.is_symlink():
+                target = os.path.realpath(src)
+                if _is_within(target, root):
+                    os.symlink(os.path.relpath(target, src_dir), dest)
+                else:
+                    dropped.append(f"{rel} -> {os.readlink(src)} (leaves the tree)")
+            elif entry.is_dir(follow_symlinks=False):
+                at_root = src_dir == root
+                if entry.name in SKIPPED_ANYWHERE or (at_root and entry.name in SKIPPED_AT_ROOT):
+                    continue
+                dest.mkdir()
+                _copy_tree(root, src, dest, dropped)
+            elif entry.is_file(follow_symlinks=False):
+                shutil.copy2(src, dest, follow_symlinks=False)
+            else:
+                dropped.append(f"{rel} (not a regular file, folder or symlink)")
+
+
+def _is_within(path: str, root: Path) -> bool:
+    return path == str(root) or path.startswith(str(root) + os.sep)
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """The outcome of install + build, with a message that says what went wrong in user terms."""
+
+    ok: bool
+    steps: tuple[CommandResult, ...]
+    """The steps that ran, in order; the last one is the failure when ``ok`` is false."""
+    workdir: Path
+    output_dir: Path | None
+    """The static folder to serve: the first of :data:`OUTPUT_DIRS` with a file in it."""
+    message: str
+    dropped: tuple[str, ...] = ()
+    """Entries of the produced tree not copied into ``workdir`` (see :func:`prepare_workdir`)."""
+
+
+def build_static(
+    source: Path,
+    install: str,
+    build: str,
+    workdir_parent: Path,
+    timeout_s: float,
+) -> BuildResult:
+    """Run ``install`` then ``build`` in a copy of ``source`` and find the static output.
+
+    Each step gets its own ``timeout_s``; an empty command is skipped. The first failing step
+    stops the build, since a build after a failed install only adds noise to the report.
+    The copy is left in place: the caller serves ``output_dir`` from it and removes it after.
+    """
+    workdir = prepare_workdir(source, workdir_parent)
+    env = build_environment()
+    steps: list[CommandResult] = []
+    for label, command in (("install", install), ("build", build)):
+        if not command.strip():
+            continue
+        result = run_command(command, workdir.path, timeout_s, env)
+        steps.append(result)
+        if not result.ok:
+            return BuildResult(
+                ok=False,
+                steps=tuple(steps),
+                workdir=workdir.path,
+                output_dir=None,
+                message=_step_failure(label, result, timeout_s),
+                dropped=workdir.dropped,
+            )
+    output_dir, problem = find_output_dir(workdir.path)
+    if output_dir is not None:
+        problem = f"built: serving {output_dir.name}/ from {workdir.path}"
+    return BuildResult(
+        ok=output_dir is not None,
+        steps=tuple(steps),
+        workdir=workdir.path,
+        output_dir=output_dir,
+        message=problem,
+        dropped=workdir.dropped,
+    )
+
+
+def find_output_dir(workdir: Path) -> tuple[Path | None, str]:
+    """The folder to serve and an empty message, or None and why there is none.
+
+    A folder holding ``index.html`` wins over an earlier one that only holds other files (a
+    ``dist/`` of library bundles next to an ``out/`` site); empty folders never count.
+    """
+    present = [workdir / name for name in OUTPUT_DIRS if (workdir / name).is_dir()]
+    for candidate in present:
+        if (candidate / "index.html").is_file():
+            return candidate, ""
+    for candidate in present:
+        if any(path.is_file() for path in candidate.rglob("*")):
+            return candidate, ""
+    names = ", ".join(f"{name}/" for name in OUTPUT_DIRS)
+    if present:
+        return None, f"build wrote no static output: none of {names} holds a file in {workdir}"
+    return None, f"build wrote no static output: none of {names} exists in {workdir}"
+
+
+def _step_failure(label: str, result: CommandResult, timeout_s: float) -> str:
+    if result.timed_out:
+        return f"{label} timed out after {timeout_s:g} s: `{result.command}` (process group killed)"
+    if result.returncode < 0:
+        try:
+            name = signal.Signals(-result.returncode).name
+        except ValueError:  # a real-time signal has no name
+            name = f"signal {-result.returncode}"
+        return f"{label} failed: `{result.command}` was killed by {name}"
+    return f"{label} failed: `{result.command}` exited {result.returncode}"

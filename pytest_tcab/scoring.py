@@ -1,0 +1,116 @@
+"""Scoring a variant's checklist from its verdicts (`spec/manifests.md`, DESIGN "Scoring").
+
+Pure functions: a pass earns a unit's weight, a fail earns none, a unit left undecided is
+pending (the reviewer's to decide). A sub-item's unit carries an even share of its item's
+weight, a category's unit its own weight, so the available total is always the sum of the
+declared item weights, less whatever an erratum excludes from the score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+from typing import TypeVar
+
+from pytest_tcab.case import Variant
+from pytest_tcab.models.errata import Erratum
+
+Verdict = bool | None
+"""True passes, False fails, None is left for the reviewer."""
+
+
+class _Ordered(Protocol):
+    def __lt__(self, other: object, /) -> bool: ...
+
+
+R = TypeVar("R", bound=_Ordered)
+
+
+@dataclass(frozen=True)
+class ItemScore:
+    """One checklist item's (or category's) share of the score."""
+
+    id: str
+    earned: float
+    available: float
+    pending: tuple[str, ...]
+    """Verdict ids still to be decided."""
+    pending_weight: float
+    excluded: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Score:
+    """The run's score so far: what is decided, and what is still the reviewer's."""
+
+    earned: float
+    available: float
+    items: tuple[ItemScore, ...]
+
+    @property
+    def value(self) -> float:
+        """Earned over available weight; 0 when nothing is scorable."""
+        return self.earned / self.available if self.available else 0.0
+
+    @property
+    def pending(self) -> tuple[str, ...]:
+        return tuple(unit for item in self.items for unit in item.pending)
+
+    @property
+    def pending_weight(self) -> float:
+        """Weight still to be decided by a reviewer."""
+        return sum(item.pending_weight for item in self.items)
+
+
+def excluded_verdicts(variant: Variant, errata: Iterable[Erratum]) -> frozenset[str]:
+    """Verdict ids an erratum removes from this variant's score (an item id excludes all its units)."""
+    excluded: set[str] = set()
+    for erratum in errata:
+        if not erratum.exclude_from_score or erratum.review is None:
+            continue
+        if erratum.variant is not None and erratum.variant != variant.slug:
+            continue
+        for item in variant.checklist:
+            for unit in item.units:
+                if erratum.review in (unit.id, item.id):
+                    excluded.add(unit.id)
+    return frozenset(excluded)
+
+
+def score(variant: Variant, verdicts: Mapping[str, Verdict], errata: Iterable[Erratum] = ()) -> Score:
+    """Score `variant` from `verdicts` keyed by verdict id; a missing id counts as pending."""
+    excluded = excluded_verdicts(variant, errata)
+    items = []
+    for item in variant.checklist:
+        earned = available = pending_weight = 0.0
+        pending: list[str] = []
+        skipped: list[str] = []
+        for unit in item.units:
+            if unit.id in excluded:
+                skipped.append(unit.id)
+                continue
+            available += unit.weight
+            verdict = verdicts.get(unit.id)
+            if verdict is None:
+                pending.append(unit.id)
+                pending_weight += unit.weight
+            elif verdict:
+                earned += unit.weight
+        items.append(ItemScore(item.id, earned, available, tuple(pending), pending_weight, tuple(skipped)))
+    return Score(
+        earned=sum(i.earned for i in items),
+        available=sum(i.available for i in items),
+        items=tuple(items),
+    )
+
+
+def overall_rating(variant: Variant, ratings: Mapping[str, R]) -> R:
+    """The worst rating across the variant's effective domains, so no mode masks another."""
+    missing = [d.id for d in variant.domains if d.id not in ratings]
+    if missing:
+        raise ValueError(f"domains not rated yet: {', '.join(missing)}")
+    if not variant.domains:
+        raise ValueError("the variant declares no scoring domain")
+    return min(ratings[d.id] for d in variant.domains)

@@ -1,0 +1,36 @@
+"""Shared fixtures: the bundled example suite as a fixture, and hypothesis profiles."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE_SUITE = REPO / "example-suite"
+
+# CI time is shared: the "ci" profile keeps property tests to a bounded number of examples.
+settings.register_profile(
+    "ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("dev", max_examples=100, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+_NOT_SUITE_MATERIAL = shutil.ignore_patterns("node_modules", "dist", "target", "__pycache__")
+
+
+def copy_example_suite(dest: Path) -> Path:
+    """A private copy of example-suite/ (without build output) that a test may break."""
+    target = dest / "example-suite"
+    shutil.copytree(EXAMPLE_SUITE, target, ignore=_NOT_SUITE_MATERIAL, symlinks=True)
+    return target
+
+
+@pytest.fixture
+def example_suite(pytester: pytest.Pytester) -> Path:
+    """The example suite copied into the pytester directory."""
+    return copy_example_suite(pytester.path)

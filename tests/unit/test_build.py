@@ -1,0 +1,283 @@
+"""build: real shell steps, real process groups, real copies of a produced tree."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from pytest_tcab.build import KILL_GRACE_S
+from pytest_tcab.build import build_static
+from pytest_tcab.build import prepare_workdir
+from pytest_tcab.build import run_command
+
+
+def _wait_gone(pid: int, *, group: bool, within_s: float = 5.0) -> bool:
+    """Whether the process (group) disappears within ``within_s``.
+
+    Killed orphans are reaped by PID 1, which may take a moment in a container; until then
+    they are zombies that signal 0 still reaches.
+    """
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            if group:
+                os.killpg(pid, 0)
+            else:
+                os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_success_captures_stdout_and_stderr(tmp_path: Path) -> None:
+    result = run_command("echo out; echo err >&2; pwd", tmp_path, timeout_s=10)
+    assert result.ok
+    assert (result.returncode, result.timed_out) == (0, False)
+    assert result.output.splitlines() == ["out", "err", str(tmp_path)]
+    assert result.duration_s < 10
+
+
+def test_non_zero_exit_keeps_the_tail(tmp_path: Path) -> None:
+    result = run_command("for i in $(seq 1 100); do echo line $i; done; exit 3", tmp_path, 10)
+    assert not result.ok
+    assert result.returncode == 3
+    assert result.tail(2) == "line 99\nline 100"
+    assert result.tail().splitlines()[0] == "line 61"
+
+
+def test_env_replaces_the_environment(tmp_path: Path) -> None:
+    env = {"PATH": os.environ["PATH"], "ONLY_ME": "1"}
+    result = run_command("env | sort", tmp_path, 10, env)
+    names = {line.split("=", 1)[0] for line in result.output.splitlines()}
+    assert "ONLY_ME" in names
+    assert "HOME" not in names
+
+
+def test_output_is_capped_to_its_tail(tmp_path: Path) -> None:
+    # 3 MiB of "x" then a marker: only the last MiB is kept, and the drop is said.
+    result = run_command("head -c 3145728 /dev/zero | tr '\\0' x; echo; echo END", tmp_path, 30)
+    assert result.ok
+    assert result.output.startswith("[... ")
+    assert "bytes of earlier output dropped" in result.output.splitlines()[0]
+    assert result.output.endswith("END\n")
+    assert len(result.output) < 1024 * 1024 + 100
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
+    command = "echo $$; sleep 1000 & echo $!; sleep 1000"
+    started = time.monotonic()
+    result = run_command(command, tmp_path, timeout_s=1)
+    elapsed = time.monotonic() - started
+    assert result.timed_out
+    assert not result.ok
+    assert elapsed < 1 + KILL_GRACE_S + 3
+    pgid, grandchild = (int(line) for line in result.output.split())
+    assert _wait_gone(grandchild, group=False)
+    assert _wait_gone(pgid, group=True)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(pgid, 0)
+
+
+def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(tmp_path: Path) -> None:
+    command = "trap '' TERM; echo $$; (trap '' TERM; sleep 1000) & sleep 1000"
+    started = time.monotonic()
+    result = run_command(command, tmp_path, timeout_s=0.5)
+    assert result.timed_out
+    assert time.monotonic() - started < 0.5 + KILL_GRACE_S + 3
+    assert _wait_gone(int(result.output.split()[0]), group=True)
+
+
+def test_background_leftovers_are_ended_when_the_step_exits(tmp_path: Path) -> None:
+    # The step succeeds but leaves a server behind that holds the pipe open.
+    started = time.monotonic()
+    result = run_command("sleep 1000 & echo $!", tmp_path, timeout_s=30)
+    assert result.ok
+    assert time.monotonic() - started < 10
+    assert _wait_gone(int(result.output.split()[0]), group=False)
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def test_workdir_copies_sources_and_skips_caches_and_outputs(tmp_path: Path) -> None:
+    source = _tree(
+        tmp_path / "impl",
+        {
+            "index.html": "<p>",
+            "src/main.js": "x",
+            "src/build/helper.js": "deep build/ is a source folder",
+            "node_modules/lib/index.js": "x",
+            "src/node_modules/lib/index.js": "x",
+            ".git/HEAD": "x",
+            "dist/index.html": "stale",
+            "build/index.html": "stale",
+            "out/index.html": "stale",
+            "target/debug/x": "x",
+        },
+    )
+    (tmp_path / "work").mkdir()
+    copied = prepare_workdir(source, tmp_path / "work")
+    assert copied.path.parent == tmp_path / "work"
+    files = sorted(p.relative_to(copied.path).as_posix() for p in copied.path.rglob("*"))
+    assert files == ["index.html", "src", "src/build", "src/build/helper.js", "src/main.js"]
+    assert copied.dropped == ()
+
+
+def test_symlinks_leaving_the_tree_are_dropped(tmp_path: Path) -> None:
+    outside = _tree(tmp_path / "outside", {"secret.txt": "secret"})
+    source = _tree(tmp_path / "impl", {"assets/real.png": "png", "index.html": "<p>"})
+    (source / "assets" / "inside.png").symlink_to("real.png")
+    (source / "abs_inside.png").symlink_to(source / "assets" / "real.png")
+    (source / "secret.txt").symlink_to(outside / "secret.txt")
+    (source / "passwd").symlink_to("/etc/passwd")
+    (source / "up").symlink_to("../outside")
+    (source / "assets" / "sneaky").symlink_to("../../outside/secret.txt")
+    (tmp_path / "work").mkdir()
+    copied = prepare_workdir(source, tmp_path / "work")
+    dest = copied.path
+    assert (dest / "assets" / "inside.png").read_text() == "png"
+    # An absolute link inside the tree now points into the copy, not back at the original.
+    assert not os.path.isabs(os.readlink(dest / "abs_inside.png"))
+    assert (dest / "abs_inside.png").resolve() == (dest / "assets" / "real.png").resolve()
+    for name in ("secret.txt", "passwd", "up", "assets/sneaky"):
+        assert not os.path.lexists(dest / name), name
+    assert sorted(copied.dropped) == [
+        "assets/sneaky -> ../../outside/secret.txt (leaves the tree)",
+        "passwd -> /etc/passwd (leaves the tree)",
+        f"secret.txt -> {outside / 'secret.txt'} (leaves the tree)",
+        "up -> ../outside (leaves the tree)",
+    ]
+
+
+def test_fifo_is_dropped_not_read(tmp_path: Path) -> None:
+    source = _tree(tmp_path / "impl", {"index.html": "<p>"})
+    os.mkfifo(source / "pipe")
+    (tmp_path / "work").mkdir()
+    copied = prepare_workdir(source, tmp_path / "work")
+    assert not os.path.lexists(copied.path / "pipe")
+    assert copied.dropped == ("pipe (not a regular file, folder or symlink)",)
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    (tmp_path / "work").mkdir()
+    return tmp_path / "work"
+
+
+def test_build_success_finds_dist(tmp_path: Path, work: Path) -> None:
+    source = _tree(tmp_path / "impl", {"src/index.html": "<p>game</p>"})
+    result = build_static(
+        source,
+        install='echo installing; test "$CI" = 1 && test "$npm_config_fund" = false',
+        build="mkdir -p dist && cp src/index.html dist/",
+        workdir_parent=work,
+        timeout_s=30,
+    )
+    assert result.ok, result.message
+    assert [step.ok for step in result.steps] == [True, True]
+    assert result.output_dir == result.workdir / "dist"
+    assert (result.output_dir / "index.html").read_text() == "<p>game</p>"
+    assert result.workdir.parent == work
+    assert not (source / "dist").exists()  # built in the copy only
+
+
+def test_install_failure_stops_before_build(tmp_path: Path, work: Path) -> None:
+    source = _tree(tmp_path / "impl", {"package.json": "{}"})
+    result = build_static(
+        source,
+        install="echo boom >&2; exit 1",
+        build="touch built",
+        workdir_parent=work,
+        timeout_s=30,
+    )
+    assert not result.ok
+    assert result.message == "install failed: `echo boom >&2; exit 1` exited 1"
+    assert len(result.steps) == 1
+    assert result.steps[0].tail() == "boom"
+    assert not (result.workdir / "built").exists()
+    assert result.output_dir is None
+
+
+def test_build_timeout_message(tmp_path: Path, work: Path) -> None:
+    source = _tree(tmp_path / "impl", {"package.json": "{}"})
+    result = build_static(
+        source, install="", build="sleep 1000", workdir_parent=work, timeout_s=0.5
+    )
+    assert not result.ok
+    assert result.message == "build timed out after 0.5 s: `sleep 1000` (process group killed)"
+    assert len(result.steps) == 1 and result.steps[0].timed_out
+
+
+def test_build_killed_by_a_signal(tmp_path: Path, work: Path) -> None:
+    source = _tree(tmp_path / "impl", {"package.json": "{}"})
+    result = build_static(source, "", "kill -KILL $$", work, timeout_s=10)
+    assert result.message == "build failed: `kill -KILL $$` was killed by SIGKILL"
+
+
+def test_missing_output_dir(tmp_path: Path, work: Path) -> None:
+    source = _tree(tmp_path / "impl", {"dist/index.html": "stale, not copied"})
+    result = build_static(source, "true", "true", work, timeout_s=10)
+    assert not result.ok
+    assert result.output_dir is None
+    assert result.message == (
+        f"build wrote no static output: none of dist/, build/, out/ exists in {result.workdir}"
+    )
+
+
+def test_empty_output_dirs_do_not_count(tmp_path: Path, work: Path) -> None:
+    source = _tree(tmp_path / "impl", {"package.json": "{}"})
+    result = build_static(source, "", "mkdir -p dist/assets out", work, timeout_s=10)
+    assert result.message == (
+        "build wrote no static output: none of dist/, build/, out/ holds a file"
+        f" in {result.workdir}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("made", "chosen"),
+    [
+        (["out/index.html", "build/index.html", "dist/index.html"], "dist"),
+        (["out/index.html", "build/index.html"], "build"),
+        (["out/index.html"], "out"),
+        # A folder with index.html beats an earlier one holding only other files.
+        (["dist/lib.js", "out/index.html"], "out"),
+        (["build/app.js", "out/app.js"], "build"),
+    ],
+)
+def test_output_dir_order(tmp_path: Path, work: Path, made: list[str], chosen: str) -> None:
+    source = _tree(tmp_path / "impl", {"package.json": "{}"})
+    build = " && ".join(f"mkdir -p $(dirname {rel}) && touch {rel}" for rel in made)
+    result = build_static(source, "", build, work, timeout_s=10)
+    assert result.ok, result.message
+    assert result.output_dir == result.workdir / chosen
+
+
+def test_build_reports_dropped_symlinks(tmp_path: Path, work: Path) -> None:
+    source = _tree(tmp_path / "impl", {"package.json": "{}"})
+    (source / "passwd").symlink_to("/etc/passwd")
+    result = build_static(source, "", "mkdir dist && cat passwd > dist/index.html", work, 10)
+    assert not result.ok
+    assert result.message == "build failed: `mkdir dist && cat passwd > dist/index.html` exited 1"
+    assert result.dropped == ("passwd -> /etc/passwd (leaves the tree)",)
+
+
+def test_build_environment_hides_the_reporters_variables(
+    tmp_path: Path, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TCAB_SECRET_TOKEN", "hunter2")
+    source = _tree(tmp_path / "impl", {"package.json": "{}"})
+    result = build_static(source, "", "env > env.txt; mkdir out; mv env.txt out/", work, 10)
+    assert result.ok and result.output_dir is not None
+    env = (result.output_dir / "env.txt").read_text()
+    assert "TCAB_SECRET_TOKEN" not in env
+    assert "CI=1\n" in env
+    assert f"PATH={os.environ['PATH']}\n" in env

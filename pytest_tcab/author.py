@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from pytest_tcab.case import CaseVersion
 from pytest_tcab.errors import Problem
 from pytest_tcab.errors import ProblemsFound
 from pytest_tcab.resolve.suite import slug_problems
@@ -47,7 +48,7 @@ class ProblemsItem(pytest.Item):
 class ManifestFile(pytest.File):
     """`test-case.toml`: resolved once; its items share the resolution."""
 
-    def collect(self) -> Iterator[pytest.Item]:
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
         suite = suite_for(self.config, self.path)
         resolution = suite.resolve(self.path)
         experimental = resolution.experimental
@@ -66,6 +67,20 @@ class ManifestFile(pytest.File):
         yield ProblemsItem.from_parent(
             self, name="slug", check=lambda: slug_problems(suite, self.path), experimental=experimental,
         )
+        if self.config.getoption("tcab_reference") and resolution.case is not None:
+            yield from self._reference_runs(resolution.case)
+
+    def _reference_runs(self, case: CaseVersion) -> Iterator[pytest.Collector]:
+        """`--tcab-reference`: each variant's reference implementation, validated as a run."""
+        from pytest_tcab.run import ReferenceRun
+        from pytest_tcab.run import RunContext
+
+        for variant in case.variants:
+            if variant.reference_implementation is None:
+                continue
+            run = RunContext(self.config, case, variant, variant.reference_implementation, "none",
+                             label=f"reference-{case.slug}-{case.version}-{variant.slug}")
+            yield ReferenceRun.from_parent(self, name=f"reference[{variant.slug}]", run=run)
 
 
 class SuiteConfigFile(pytest.File):

@@ -1,4 +1,4 @@
-"""The pytest entry point: options, configuration and which files become tcab collectors."""
+"""The pytest entry point: options, configuration and which paths become tcab collectors."""
 
 from __future__ import annotations
 
@@ -16,36 +16,77 @@ from pytest_tcab.session import experimental_allowed
 from pytest_tcab.suite import CONFIG_FILE
 from pytest_tcab.suite import MANIFEST_FILE
 
+# Each feature module is a plugin of its own (hooks and fixtures beside the code they serve).
+pytest_plugins = ["pytest_tcab.browser", "pytest_tcab.outcomes"]
+
+RUN_OPTION = "--tcab-run"
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("tcab", "Test Cabinet suites")
-    group.addoption(
-        SUITE_OPTION,
-        dest="tcab_suite",
-        metavar="SUITE",
-        help="collect the Test Cabinet suite rooted at SUITE (alone, when no paths are given)",
-    )
+    group.addoption(SUITE_OPTION, dest="tcab_suite", metavar="SUITE",
+                    help="collect the Test Cabinet suite rooted at SUITE (alone, when no paths are given)")
     parser.addini(SUITE_INI, "default for --tcab-suite, relative to the ini file")
-    group.addoption(
-        "--tcab-experimental",
-        dest="tcab_experimental",
-        action="store_true",
-        help="collect experimental cases too (as TCAB_BACKEND_ALLOW_EXPERIMENTAL=1 does)",
-    )
+    group.addoption("--tcab-experimental", dest="tcab_experimental", action="store_true",
+                    help="collect experimental cases too (as TCAB_BACKEND_ALLOW_EXPERIMENTAL=1 does)")
+    group.addoption(RUN_OPTION, dest="tcab_run", metavar="DIR",
+                    help="validate the produced implementation in DIR (its .tcab/run.toml names the case)")
+    group.addoption("--tcab-case", dest="tcab_case", metavar="SLUG[@VERSION][#VARIANT][:ENGINE]",
+                    help="the case a run was produced for; overrides DIR/.tcab/run.toml")
+    group.addoption("--tcab-reference", dest="tcab_reference", action="store_true",
+                    help="validate every variant's reference_implementation as a run")
+    group.addoption("--tcab-out", dest="tcab_out", metavar="DIR",
+                    help="where results.json, report.html and media go (default .tcab/results)")
+    group.addoption("--tcab-build-timeout", dest="tcab_build_timeout", type=float, default=600.0,
+                    metavar="SECONDS", help="timeout of each build step (default 600)")
+    group.addoption("--tcab-strict", dest="tcab_strict", action="store_true",
+                    help="fail instead of skipping: missing proofs, verdicts left for the reviewer, no browser")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     root = configured_root(config)
-    if root is None:
-        return
-    if not root.is_dir():
+    run_dir = config.getoption("tcab_run")
+    if run_dir is not None:
+        if root is None:
+            raise pytest.UsageError(f"{RUN_OPTION} needs {SUITE_OPTION}=SUITE: the suite that holds the case")
+        if not Path(run_dir).is_dir():
+            raise pytest.UsageError(f"{RUN_OPTION}: {run_dir} is not a directory")
+    if root is not None and not root.is_dir():
         raise pytest.UsageError(f"{SUITE_OPTION}: {root} is not a directory")
-    # Given a suite and no paths, collect the suite alone rather than the project's testpaths.
-    if config.args_source != pytest.Config.ArgsSource.ARGS:
-        config.args = [str(root)]
+    if run_dir is not None or config.getoption("tcab_reference"):
+        from pytest_tcab.results import ResultsRecorder
+        from pytest_tcab.results import results_key
+
+        out = Path(config.getoption("tcab_out") or ".tcab/results").resolve()
+        recorder = ResultsRecorder(config, out)
+        config.stash[results_key] = recorder
+        config.pluginmanager.register(recorder, "tcab-results")
+    # Given a suite and no paths, collect the suite (or the run) alone, not the testpaths.
+    if root is not None and config.args_source != pytest.Config.ArgsSource.ARGS:
+        config.args = [str(Path(run_dir).resolve()) if run_dir is not None else str(root)]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    from pytest_tcab.results import results_key
+
+    recorder = config.stash.get(results_key, None)
+    if recorder is not None:
+        config.pluginmanager.unregister(recorder)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    run_dir = parent.config.getoption("tcab_run")
+    if run_dir is not None and path.resolve() == Path(run_dir).resolve():
+        from pytest_tcab.run import RunDirectory
+
+        return RunDirectory.from_parent(parent, path=path)
+    return None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if parent.config.getoption("tcab_run") is not None:
+        return None  # run mode collects the run directory alone
     if file_path.name == MANIFEST_FILE and catalog_type(file_path)[0] is not None:
         return ManifestFile.from_parent(parent, path=file_path)
     if file_path.name == CONFIG_FILE:

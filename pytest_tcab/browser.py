@@ -1,0 +1,339 @@
+"""The session's Chromium: where it is found, how it is launched, and the loopback-only contexts items drive."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from collections.abc import Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from pytest_tcab.errors import TcabError
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
+    from playwright.sync_api import Route
+    from playwright.sync_api import WebSocketRoute
+
+NO_BROWSER_REASON = (
+    "no Chromium found: apt-get install chromium, or pass --tcab-chromium=PATH "
+    "(or set TCAB_CHROMIUM)"
+)
+"""The one skip reason every browser item shares when discovery finds nothing."""
+
+NO_FFMPEG_REASON = (
+    "video outputs need ffmpeg to encode the clip: apt-get install ffmpeg, "
+    "or run `playwright install ffmpeg`"
+)
+"""Why a recording context cannot be made; items with a video output fail with it."""
+
+LAUNCH_ARGS: tuple[str, ...] = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+"""Flags that let Debian's Chromium run headless with no GPU (WebGL falls back to SwiftShader),
+in containers with a small /dev/shm, and without phoning home."""
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+"""The only hosts a driven page may reach: the build and its drivers come from the loopback server."""
+
+DEFAULT_VIEWPORT = (1280, 720)
+
+# Playwright's executable layouts, keyed like its registry's host platforms.
+_CHROMIUM_PARTS = {
+    "linux-x64": ("chrome-linux64", "chrome"),
+    "linux-arm64": ("chrome-linux-arm64", "chrome"),
+    "mac-x64": ("chrome-mac-x64", "Google Chrome for Testing.app", "Contents", "MacOS",
+                "Google Chrome for Testing"),
+    "mac-arm64": ("chrome-mac-arm64", "Google Chrome for Testing.app", "Contents", "MacOS",
+                  "Google Chrome for Testing"),
+    "win-x64": ("chrome-win64", "chrome.exe"),
+}
+_FFMPEG_NAMES = {
+    "linux-x64": "ffmpeg-linux",
+    "linux-arm64": "ffmpeg-linux",
+    "mac-x64": "ffmpeg-mac",
+    "mac-arm64": "ffmpeg-mac",
+    "win-x64": "ffmpeg-win64.exe",
+}
+
+
+class BrowserError(TcabError):
+    """Chromium was asked for but cannot be used: a wrong path, a failed launch, no video encoder."""
+
+
+@dataclass(frozen=True)
+class ChromiumLocation:
+    """A Chromium executable and which discovery step found it (shown in failures and headers)."""
+
+    path: Path
+    source: str
+    """``--tcab-chromium``, ``TCAB_CHROMIUM``, ``playwright`` or ``system``."""
+
+
+def find_chromium(explicit: str | None) -> ChromiumLocation | None:
+    """Find Chromium in DESIGN order; None means "skip every browser item".
+
+    A path the user named (option or environment) that is not an executable file raises
+    instead of falling through, so a typo never silently tests with another browser.
+    """
+    for source, value in (("--tcab-chromium", explicit),
+                          ("TCAB_CHROMIUM", os.environ.get("TCAB_CHROMIUM"))):
+        if value:
+            path = Path(value).expanduser()
+            if not _is_executable(path):
+                raise BrowserError(f"{source}={value}: no executable file there")
+            return ChromiumLocation(path, source)
+    own = playwright_chromium()
+    if own is not None and _is_executable(own):
+        return ChromiumLocation(own, "playwright")
+    for candidate in (Path("/usr/bin/chromium"), shutil.which("chromium")):
+        if candidate is not None and _is_executable(Path(candidate)):
+            return ChromiumLocation(Path(candidate), "system")
+    return None
+
+
+def _is_executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def playwright_chromium() -> Path | None:
+    """Where ``playwright install chromium`` puts this Playwright's browser (it may be absent)."""
+    parts = _CHROMIUM_PARTS.get(_host_platform())
+    if parts is None:
+        return None
+    return playwright_registry() / f"chromium-{_revisions()['chromium']}" / Path(*parts)
+
+
+def playwright_registry() -> Path:
+    """Playwright's browser directory as the user's environment defines it.
+
+    Mirrors the driver's own rule (``PLAYWRIGHT_BROWSERS_PATH``, ``0`` meaning inside the
+    package, else the per-user cache). It reads the environment at call time; BrowserSession
+    only redirects the variable for the instant the driver starts, so this keeps seeing the
+    user's real location.
+    """
+    configured = os.environ.get("PLAYWRIGHT_BROWSERS_PATH")
+    if configured == "0":
+        return _driver_package() / ".local-browsers"
+    if configured:
+        return Path(os.environ.get("INIT_CWD") or os.getcwd(), configured)
+    if sys.platform == "darwin":
+        cache = Path.home() / "Library" / "Caches"
+    elif sys.platform == "win32":
+        cache = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    else:
+        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "ms-playwright"
+
+
+def ffmpeg_for_playwright(cache_dir: Path) -> Path | None:
+    """Return a browsers directory whose ``ffmpeg-<rev>`` Playwright's video recorder can run.
+
+    Playwright records video only with its own downloaded ffmpeg. If that download exists the
+    user's registry is returned unchanged; otherwise `cache_dir` gets a symlink named like it
+    pointing at the system ffmpeg (Debian's encodes the VP9 Playwright asks for). Hand the
+    result to the driver as ``PLAYWRIGHT_BROWSERS_PATH`` before ``sync_playwright()`` starts.
+    None means no ffmpeg anywhere: recording contexts then fail with NO_FFMPEG_REASON.
+    """
+    name = _FFMPEG_NAMES.get(_host_platform())
+    if name is None:
+        return None
+    folder = f"ffmpeg-{_revisions()['ffmpeg']}"
+    original = playwright_registry()
+    if _is_executable(original / folder / name):
+        return original
+    system = shutil.which("ffmpeg")
+    if system is None:
+        return None
+    link = cache_dir / folder / name
+    link.parent.mkdir(parents=True, exist_ok=True)
+    if not link.is_symlink():
+        link.symlink_to(system)
+    return cache_dir
+
+
+def _host_platform() -> str:
+    machine = platform.machine().lower()
+    arch = "arm64" if machine in ("arm64", "aarch64") else "x64"
+    if sys.platform.startswith("linux"):
+        return f"linux-{arch}"
+    if sys.platform == "darwin":
+        return f"mac-{arch}"
+    return "win-x64" if sys.platform == "win32" else "unknown"
+
+
+def _driver_package() -> Path:
+    return Path(str(files("playwright"))) / "driver" / "package"
+
+
+def _revisions() -> dict[str, str]:
+    """Browser revisions this Playwright expects, from its driver's ``browsers.json``."""
+    data = json.loads((_driver_package() / "browsers.json").read_text(encoding="utf-8"))
+    return {entry["name"]: entry["revision"] for entry in data["browsers"]}
+
+
+@contextmanager
+def _environ(name: str, value: str | None) -> Iterator[None]:
+    """Set one environment variable for a moment: the driver copies the environment when spawned."""
+    previous = os.environ.get(name)
+    if value is not None:
+        os.environ[name] = value
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = previous
+
+
+class BrowserSession:
+    """One Playwright driver and one Chromium for the whole session; a fresh context per item.
+
+    Uses the sync API, so it must never be created or used inside a running asyncio loop.
+    """
+
+    def __init__(
+        self,
+        chromium: ChromiumLocation,
+        launch_args: Mapping[str, Any] | None = None,
+        context_args: Mapping[str, Any] | None = None,
+    ) -> None:
+        from playwright.sync_api import Error
+        from playwright.sync_api import sync_playwright
+
+        self.chromium = chromium
+        self._context_args = dict(context_args or {})
+        self._scratch = tempfile.TemporaryDirectory(prefix="tcab-playwright-")
+        browsers = ffmpeg_for_playwright(Path(self._scratch.name))
+        self.video_unavailable: str | None = None if browsers is not None else NO_FFMPEG_REASON
+        """Why recording contexts cannot be made on this host, or None when they can."""
+        with _environ("PLAYWRIGHT_BROWSERS_PATH", None if browsers is None else str(browsers)):
+            self._playwright = sync_playwright().start()
+        options = {"args": list(LAUNCH_ARGS), "headless": True, **(launch_args or {})}
+        try:
+            self.browser = self._playwright.chromium.launch(
+                **options, executable_path=str(chromium.path)
+            )
+        except Error as error:
+            self._playwright.stop()
+            self._scratch.cleanup()
+            raise BrowserError(
+                f"could not launch Chromium at {chromium.path} (found via {chromium.source}): "
+                f"{error.message.splitlines()[0]}"
+            ) from None
+        self._closed = False
+
+    def new_context(
+        self,
+        viewport: tuple[int, int] = DEFAULT_VIEWPORT,
+        record_video_dir: Path | None = None,
+    ) -> BrowserContext:
+        """A context at `viewport` logical pixels that can reach nothing but the loopback server.
+
+        With `record_video_dir`, every page records a full-size clip there (``.webm``), saved
+        when the page closes.
+        """
+        width, height = viewport
+        size = {"width": width, "height": height}
+        options: dict[str, Any] = {
+            **self._context_args,
+            "viewport": size,
+            "device_scale_factor": 1,
+            # A service worker's fetches bypass context routes; blocking them keeps the guard whole.
+            "service_workers": "block",
+        }
+        if record_video_dir is not None:
+            if self.video_unavailable is not None:
+                raise BrowserError(self.video_unavailable)
+            options["record_video_dir"] = str(record_video_dir)
+            options["record_video_size"] = size
+        context = self.browser.new_context(**options)
+        context.route("**/*", _loopback_only)
+        context.route_web_socket(_any_url, _loopback_only_socket)
+        return context
+
+    def close(self) -> None:
+        """Close the browser, stop the driver, remove the scratch directory; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.browser.close()
+        finally:
+            self._playwright.stop()
+            self._scratch.cleanup()
+
+
+def _is_loopback(url: str) -> bool:
+    return urlsplit(url).hostname in LOOPBACK_HOSTS
+
+
+def _loopback_only(route: Route) -> None:
+    if _is_loopback(route.request.url):
+        route.fallback()
+    else:
+        route.abort("blockedbyclient")
+
+
+def _any_url(url: str) -> bool:
+    return True
+
+
+def _loopback_only_socket(socket: WebSocketRoute) -> None:
+    if _is_loopback(socket.url):
+        socket.connect_to_server()
+    else:
+        socket.close(code=1008, reason="pytest-tcab: a driven page may reach only the loopback server")
+
+
+@pytest.fixture(scope="session")
+def tcab_launch_args() -> dict[str, Any]:
+    """Override point: keyword arguments for ``chromium.launch`` (the executable is always ours)."""
+    return {"args": list(LAUNCH_ARGS), "headless": True}
+
+
+@pytest.fixture(scope="session")
+def tcab_context_args() -> dict[str, Any]:
+    """Override point: keyword arguments for every item's ``new_context``.
+
+    A fixed locale and time zone keep screenshots the same on every host; viewport, scale and
+    the loopback guard are set by the item and cannot be overridden here.
+    """
+    return {"locale": "en-US", "timezone_id": "UTC"}
+
+
+@pytest.fixture(scope="session")
+def tcab_browser(
+    request: pytest.FixtureRequest,
+    tcab_launch_args: dict[str, Any],
+    tcab_context_args: dict[str, Any],
+) -> Iterator[BrowserSession]:
+    """The session's browser, or a skip with NO_BROWSER_REASON when this host has none."""
+    location = find_chromium(request.config.getoption("tcab_chromium", None))
+    if location is None:
+        pytest.skip(NO_BROWSER_REASON)
+    session = BrowserSession(location, tcab_launch_args, tcab_context_args)
+    try:
+        yield session
+    finally:
+        session.close()

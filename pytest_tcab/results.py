@@ -1,0 +1,156 @@
+"""Run results: every run item's outcome and figures, written to results.json and summarised.
+
+Items carry their run's identity and their figures in `user_properties`, so the recorder
+needs nothing from collection: it reads reports, which is also what reaches the controller
+under pytest-xdist. It writes `results.json` (and the HTML report) once, at the session's end.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from collections import Counter
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_tcab.outcomes import OVER_CEILING
+
+results_key = pytest.StashKey["ResultsRecorder"]()
+
+
+@dataclass
+class RunRecord:
+    """One run's slice of results.json."""
+
+    identity: dict[str, str]
+    items: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def counts(self) -> Counter[str]:
+        return Counter(item["outcome"] for item in self.items.values())
+
+
+class ResultsRecorder:
+    """Registered as a plugin in run mode; unregistered when the session is done."""
+
+    def __init__(self, config: pytest.Config, out_dir: Path) -> None:
+        self.config = config
+        self.out_dir = out_dir
+        self.runs: dict[str, RunRecord] = {}
+        self.written: list[Path] = []
+
+    # -- collecting ----------------------------------------------------------------------
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = dict(report.user_properties)
+        identity = props.get("tcab.run")
+        item = props.get("tcab.item")
+        if not identity or not item:
+            return
+        if report.when != "call" and not (report.failed or report.skipped):
+            return
+        run = self.runs.setdefault(identity["run"], RunRecord(identity))
+        figures: dict[str, Any] = {}
+        for name, value in report.user_properties:
+            if name == "tcab.figures":
+                figures.update(value)
+        entry = run.items.setdefault(report.nodeid, {"kind": item["kind"], "id": item["id"]})
+        entry["outcome"] = _outcome(report, props)
+        entry["duration_s"] = round(entry.get("duration_s", 0.0) + report.duration, 3)
+        if report.failed or report.skipped:
+            entry["message"] = _message(report)
+        entry.update(figures)
+
+    # -- writing -------------------------------------------------------------------------
+    def results(self) -> dict[str, Any]:
+        from pytest_tcab import scoring_report
+
+        runs = []
+        for label, record in sorted(self.runs.items()):
+            runs.append({
+                **record.identity,
+                "counts": dict(sorted(record.counts().items())),
+                "items": [dict(nodeid=nodeid, **entry) for nodeid, entry in sorted(record.items.items())],
+                **scoring_report.for_run(self.config, record),
+            })
+        return {"tool": _tool_versions(), "runs": runs}
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(self.config, "workerinput") or not self.runs:
+            return  # an xdist worker: the controller writes the results
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        data = self.results()
+        path = self.out_dir / "results.json"
+        path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+        self.written = [path]
+        from pytest_tcab.report import write_report
+
+        self.written.append(write_report(data, self.out_dir))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.runs or hasattr(self.config, "workerinput"):
+            return
+        terminalreporter.section("tcab", sep="-")
+        data = self.results() if not self.written else json.loads(self.written[0].read_text())
+        for run in data["runs"]:
+            counts = ", ".join(f"{n} {word}" for word, n in run["counts"].items())
+            terminalreporter.write_line(
+                f"{run['case']}@{run['version']}#{run['variant']} ({run['run']}): {counts}"
+            )
+            for line in _figure_lines(run):
+                terminalreporter.write_line(f"  {line}")
+        for path in self.written:
+            terminalreporter.write_line(f"wrote {path}")
+
+
+def _outcome(report: pytest.TestReport, props: dict[str, Any]) -> str:
+    if props.get("tcab.status") == OVER_CEILING:
+        return OVER_CEILING
+    if hasattr(report, "wasxfail"):
+        return "excluded" if report.skipped else "passed"
+    return report.outcome
+
+
+def _message(report: pytest.TestReport) -> str:
+    if report.skipped and isinstance(report.longrepr, tuple):
+        return str(report.longrepr[2]).removeprefix("Skipped: ")
+    if hasattr(report, "wasxfail"):
+        return str(report.wasxfail)
+    return report.longreprtext.strip()[-2000:]
+
+
+def _figure_lines(run: dict[str, Any]) -> list[str]:
+    lines = []
+    for item in run["items"]:
+        if item["kind"] == "proof":
+            lines.append(f"proof {item['id']}: {'present' if item.get('present') else 'missing'}")
+        elif item["kind"] == "check" and "similarity" in item:
+            lines.append(f"check {item['id']}: similarity {item['similarity']:.4f}")
+        elif item["kind"] == "fuel" and "fuel" in item:
+            lines.append(f"fuel {item['id']}: {item['fuel']:,} ({item['outcome']})")
+    if "score" in run:
+        score = run["score"]
+        lines.append(
+            f"score: {score['earned']:g} of {score['available']:g} points decided automatically"
+            f" ({score['pending_weight']:g} left for the reviewer)"
+        )
+    if "performance" in run and run["performance"].get("total_fuel") is not None:
+        perf = run["performance"]
+        lines.append(f"performance: {perf['total_fuel']:,} fuel (wasmtime {perf['wasmtime']}, module sha256 {perf['module_sha256'][:12]})")
+    return lines
+
+
+def _tool_versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version
+
+    versions = {"python": platform.python_version()}
+    for name in ("pytest-tcab", "pytest", "playwright", "wasmtime", "pydantic"):
+        try:
+            versions[name] = version(name)
+        except PackageNotFoundError:
+            pass
+    return versions

@@ -1,0 +1,317 @@
+"""Run mode: a produced implementation validated against the case, variant and engine it names.
+
+`--tcab-run=DIR` collects DIR as a `RunDirectory`; `--tcab-reference` adds a `ReferenceRun`
+per variant with a reference implementation under its manifest. Both share one `RunContext`
+per run: the resolved case, the tree to build, the build (done once, on first use), and the
+loopback server that serves the static output and, from a separate path, the reporter-side
+files. Families of items (checks, drivers, performance) are asked for their items in turn.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_tcab.case import CaseVersion
+from pytest_tcab.case import Variant
+from pytest_tcab.errors import Problem
+from pytest_tcab.errors import ProblemsFound
+from pytest_tcab.errors import TcabError
+from pytest_tcab.models.suite import RunFile
+from pytest_tcab.models.validate import validate
+from pytest_tcab.suite import Suite
+from pytest_tcab.toml import load
+
+RUN_FILE = Path(".tcab/run.toml")
+REPORTER_PREFIX = "/__tcab__/"
+"""URL prefix of reporter-side files (drivers), never inside the produced tree."""
+_CASE_SPEC = re.compile(
+    r"(?P<case>[^@#:]+)(?:@(?P<version>[^#:]+))?(?:#(?P<variant>[^:]+))?(?::(?P<engine>.+))?"
+)
+
+
+class RunError(TcabError):
+    """The run cannot be set up: no such case, version or variant, or no run.toml."""
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Which case, version, variant and engine a run was produced for."""
+
+    case: str
+    version: str | None = None
+    variant: str | None = None
+    engine: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> RunSpec:
+        """`SLUG[@VERSION][#VARIANT][:ENGINE]`, as `--tcab-case` and `--tcab-seed` take it."""
+        match = _CASE_SPEC.fullmatch(text.strip())
+        if match is None:
+            raise RunError(f"{text!r} is not SLUG[@VERSION][#VARIANT][:ENGINE]")
+        return cls(**match.groupdict())
+
+    def over(self, other: RunSpec) -> RunSpec:
+        """This spec with the parts it leaves open taken from `other`."""
+        return RunSpec(
+            self.case,
+            self.version or other.version,
+            self.variant or other.variant,
+            self.engine or other.engine,
+        )
+
+
+def read_run_spec(run_dir: Path, override: str | None) -> RunSpec:
+    """The run's spec: `--tcab-case` wins over `DIR/.tcab/run.toml`, part by part."""
+    given = RunSpec.parse(override) if override else None
+    path = run_dir / RUN_FILE
+    if not path.is_file():
+        if given is None:
+            raise RunError(
+                f"{path} does not exist, so the run names no case; "
+                "write one (case = \"<slug>\") or pass --tcab-case=SLUG[@VERSION][#VARIANT][:ENGINE]"
+            )
+        return given
+    loaded = load(path)
+    if isinstance(loaded, Problem):
+        raise ProblemsFound([loaded])
+    run_file, problems = validate(RunFile, loaded)
+    if run_file is None:
+        raise ProblemsFound(problems)
+    spec = RunSpec(run_file.case, run_file.version, run_file.variant, run_file.engine)
+    return given.over(spec) if given is not None and given.case == spec.case else (given or spec)
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version))
+
+
+def find_case(suite: Suite, spec: RunSpec) -> tuple[CaseVersion, Variant]:
+    """The resolved case version and variant `spec` names, or a `RunError` saying what exists."""
+    versions = [m for m in suite.manifests if suite.slug_index.slug_of.get(m) == spec.case]
+    if not versions:
+        known = ", ".join(sorted(set(suite.slug_index.slug_of.values()))) or "none"
+        raise RunError(f"no case with slug {spec.case!r} in {suite.root}; known slugs: {known}")
+    versions.sort(key=lambda m: _version_key(m.parent.name))
+    if spec.version is None:
+        manifest = versions[-1]
+    else:
+        matching = [m for m in versions if m.parent.name == spec.version]
+        if not matching:
+            known = ", ".join(m.parent.name for m in versions)
+            raise RunError(f"case {spec.case!r} has no version {spec.version!r}; known versions: {known}")
+        manifest = matching[0]
+    resolution = suite.resolve(manifest)
+    if resolution.case is None:
+        problems = [p for slug in resolution.variant_slugs for p in resolution.problems_for(slug)]
+        raise ProblemsFound(list(dict.fromkeys(problems + (resolution.errata or []))), suite.root)
+    case = resolution.case
+    variant = case.variant(spec.variant)
+    if variant is None:
+        known = ", ".join(v.slug for v in case.variants)
+        raise RunError(f"case {spec.case!r} {case.version} has no variant {spec.variant!r}; known variants: {known}")
+    return case, variant
+
+
+class RunContext:
+    """What every item of one run shares; built and served at most once per session."""
+
+    def __init__(self, config: pytest.Config, case: CaseVersion, variant: Variant, source: Path,
+                 engine: str, label: str) -> None:
+        self.config = config
+        self.case = case
+        self.variant = variant
+        self.source = source
+        self.engine = engine
+        self.label = label
+        """Distinguishes runs in results.json: the run dir, or `reference:<slug>@<version>#<variant>`."""
+        self._build: Any = None
+        self._server: Any = None
+        self._scratch: Path | None = None
+
+    @property
+    def out_dir(self) -> Path:
+        """Where this run's media go: one folder per run under `--tcab-out`."""
+        base = Path(self.config.getoption("tcab_out") or ".tcab/results").resolve()
+        safe = re.sub(r"[^A-Za-z0-9_.@#-]+", "_", self.label).strip("_") or "run"
+        path = base / safe
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def scratch(self) -> Path:
+        if self._scratch is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="tcab-run-"))
+            self.config.add_cleanup(lambda: shutil.rmtree(self._scratch or "", ignore_errors=True))
+        return self._scratch
+
+    def build(self) -> Any:
+        """The static build of the source tree, done on first use and shared afterwards."""
+        if self._build is None:
+            from pytest_tcab.build import build_static
+
+            timeout = float(self.config.getoption("tcab_build_timeout"))
+            self._build = build_static(
+                self.source, self.case.build.install, self.case.build.build, self.scratch(), timeout
+            )
+        return self._build
+
+    def require_build(self) -> Any:
+        """The build, or this item fails as not run: a broken build never looks green."""
+        result = self.build()
+        if not result.ok:
+            pytest.fail(f"not run: build failed ({result.message})", pytrace=False)
+        return result
+
+    def server(self) -> Any:
+        """The loopback server of the build output, reporter-side files under `/__tcab__/`."""
+        if self._server is None:
+            from pytest_tcab.serve import StaticServer
+
+            build = self.require_build()
+            server = StaticServer(build.output_dir, {REPORTER_PREFIX: self.case.folder})
+            server.__enter__()
+            self.config.add_cleanup(lambda: server.__exit__(None, None, None))
+            self._server = server
+        return self._server
+
+    def run_properties(self) -> dict[str, str]:
+        """Who this run is, carried by every item so results.json needs no collection state."""
+        return {
+            "run": self.label,
+            "case": self.case.slug,
+            "version": self.case.version,
+            "variant": self.variant.slug,
+            "engine": self.engine,
+            "source": str(self.source),
+        }
+
+
+class RunItem(pytest.Item):
+    """Base of run-mode items: they carry their run's identity and figures in user_properties."""
+
+    kind = "run"
+
+    def __init__(self, *, run: RunContext, key: str, location: tuple[Path, int | None] | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.run = run
+        self.key = key
+        self._location = location
+        self.user_properties.append(("tcab.run", run.run_properties()))
+        self.user_properties.append(("tcab.item", {"kind": self.kind, "id": key}))
+
+    def record(self, **figures: Any) -> None:
+        """Attach figures (similarity, fuel, media paths) to this item's report."""
+        self.user_properties.append(("tcab.figures", figures))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, TcabError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        path, line = self._location or (self.run.case.manifest_path, None)
+        return path, (line - 1) if line else 0, f"tcab: {self.name}"
+
+
+class BuildFailed(TcabError):
+    """The produced implementation does not build; the message has the command and its tail."""
+
+
+class BuildItem(RunItem):
+    """`build`: install then build the produced tree into a static site."""
+
+    kind = "build"
+
+    def runtest(self) -> None:
+        result = self.run.build()
+        self.record(steps=[{"command": s.command, "returncode": s.returncode, "timed_out": s.timed_out,
+                            "duration_s": round(s.duration_s, 3), "output": s.tail(200)} for s in result.steps],
+                    message=result.message)
+        if not result.ok:
+            tail = result.steps[-1].tail(40) if result.steps else ""
+            raise BuildFailed(f"{result.message}\n{tail}".rstrip())
+
+
+class ProofItem(RunItem):
+    """`proof[<id>]`: the build wrote the evidence the spec asked for (informational)."""
+
+    kind = "proof"
+
+    def __init__(self, *, proof: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.proof = proof
+
+    def runtest(self) -> None:
+        from pytest_tcab.models.manifest import PROOF_VIDEO_EXTENSIONS
+        from pytest_tcab.models.manifest import media_kind
+        from pytest_tcab.paths import PathEscapes
+        from pytest_tcab.paths import contained
+
+        try:
+            path = contained(self.run.source, self.proof.dest)
+        except PathEscapes as exc:
+            pytest.fail(f"proof {self.proof.id!r}: {self.proof.dest!r} {exc}", pytrace=False)
+        if not path.is_file():
+            self.record(present=False, dest=self.proof.dest, kind=self.proof.kind)
+            strict = self.config.getoption("tcab_strict")
+            message = f"proof {self.proof.id!r} missing: the build wrote no {self.proof.dest}"
+            if strict:
+                pytest.fail(message + " (--tcab-strict)", pytrace=False)
+            pytest.skip(message)
+        copy = self.run.out_dir / "proofs" / self.proof.dest
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, copy)
+        self.record(present=True, dest=self.proof.dest, kind=media_kind(self.proof.dest, PROOF_VIDEO_EXTENSIONS),
+                    media=str(copy))
+
+
+def run_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item]:
+    """Every item of a run, in a stable order: build, proofs, then each family's items."""
+    from pytest_tcab import checks
+    from pytest_tcab import drivers
+    from pytest_tcab import perf
+
+    if run.case.case_type == "performance":
+        yield from perf.perf_items(parent, run)
+        return
+    yield BuildItem.from_parent(parent, name="build", run=run, key="build")
+    for proof in run.variant.proofs:
+        yield ProofItem.from_parent(parent, name=f"proof[{proof.id}]", run=run, key=proof.id, proof=proof)
+    yield from checks.check_items(parent, run)
+    yield from drivers.validate_items(parent, run)
+
+
+class RunDirectory(pytest.Directory):
+    """`--tcab-run=DIR`: DIR's produced implementation, as the case it names."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        from pytest_tcab.session import suite_for
+
+        suite = suite_for(self.config, self.path / RUN_FILE)
+        try:
+            spec = read_run_spec(self.path, self.config.getoption("tcab_case"))
+            case, variant = find_case(suite, spec)
+        except TcabError as exc:
+            raise self.CollectError(str(exc)) from None
+        engine = spec.engine or "none"
+        run = RunContext(self.config, case, variant, self.path, engine, label=self.path.name)
+        yield from run_items(self, run)
+
+
+class ReferenceRun(pytest.Collector):
+    """`reference[<variant>]`: a variant's reference implementation, validated as a run."""
+
+    def __init__(self, *, run: RunContext, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.run = run
+
+    def collect(self) -> Iterator[pytest.Item]:
+        yield from run_items(self, self.run)

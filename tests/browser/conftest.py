@@ -1,0 +1,79 @@
+"""Real Chromium for the browser tests: one session, a loopback server for the fixture pages."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from functools import partial
+from http.server import SimpleHTTPRequestHandler
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+
+import pytest
+
+from pytest_tcab.browser import NO_BROWSER_REASON
+from pytest_tcab.browser import BrowserSession
+from pytest_tcab.browser import find_chromium
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
+    from playwright.sync_api import Page
+
+PAGES = Path(__file__).parent / "pages"
+
+CHROMIUM = find_chromium(None)
+if CHROMIUM is None:
+    pytest.skip(NO_BROWSER_REASON, allow_module_level=True)
+
+
+class _PagesHandler(SimpleHTTPRequestHandler):
+    """Serves the fixture pages with module scripts typed right and without request logging."""
+
+    extensions_map = {
+        **SimpleHTTPRequestHandler.extensions_map,
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+    }
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def pages_url() -> Iterator[str]:
+    """Base URL (with trailing slash) of tests/browser/pages on a loopback server."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_PagesHandler, directory=str(PAGES)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@pytest.fixture(scope="session")
+def session() -> Iterator[BrowserSession]:
+    assert CHROMIUM is not None
+    browser = BrowserSession(CHROMIUM, context_args={"locale": "en-US", "timezone_id": "UTC"})
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+@pytest.fixture
+def context(session: BrowserSession) -> Iterator[BrowserContext]:
+    context = session.new_context()
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def page(context: BrowserContext) -> Page:
+    return context.new_page()

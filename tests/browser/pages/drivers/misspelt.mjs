@@ -1,0 +1,1 @@
+export default async () => ({ verdicts: { scorin: true }, notes: "typo in the id" });

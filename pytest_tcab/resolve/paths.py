@@ -22,6 +22,12 @@ def check_path(
         target = contained(folder, relative)
     except PathEscapes as exc:
         return None, [doc.problem(key, f"{what} {relative!r} {exc}", f"write it relative to, and inside, {_show_folder(folder)}")]
+    try:
+        target.stat()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:  # a name too long, a loop of symlinks, a permission error
+        return None, [doc.problem(key, f"{what} {relative!r} cannot be read: {exc.strerror}")]
     if expect == "file" and not target.is_file():
         found = "is a directory" if target.is_dir() else "does not exist"
         return None, [doc.problem(key, f"{what} {relative!r} {found}; expected a file under {_show_folder(folder)}")]

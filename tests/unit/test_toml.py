@@ -1,0 +1,73 @@
+"""TOML positions: every key path of a document maps to the line that declares it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_tcab.errors import Problem
+from pytest_tcab.toml import key_lines
+from pytest_tcab.toml import parse
+
+SOURCE = '''\
+slug = "pong" # a comment with = and [brackets]
+variants = [
+  "variants/base.toml",
+  'variants/frenzy.toml',
+]
+"quoted key" = 1
+a.b.c = true
+text = """
+[not-a-table]
+"""
+
+[build]
+install = "npm ci"
+
+[[review.categories]]
+id = "spin"
+
+[[review.categories.items]]
+id = "a"
+validation = { script = "v.mjs", outputs = [{ id = "o", kind = "video" }] }
+
+[[review.categories]]
+id = "scoring"
+sub_items = [
+  { id = "s", title = "t" },
+  { id = "m", title = "m" },
+]
+
+[packages."@test-cabinet/x"]
+path = "p"
+'''
+
+
+def test_lines_of_keys_tables_and_array_elements() -> None:
+    lines = key_lines(SOURCE)
+    assert lines[("slug",)] == 1
+    assert lines[("variants", 1)] == 4
+    assert lines[("quoted key",)] == 6
+    assert lines[("a", "b", "c")] == 7
+    assert lines[("build", "install")] == 13
+    assert lines[("review",)] == 15  # implicitly declared by the array-of-tables header
+    assert lines[("review", "categories", 0, "items", 0, "validation", "outputs", 0, "kind")] == 20
+    assert lines[("review", "categories", 1, "id")] == 23
+    assert lines[("review", "categories", 1, "sub_items", 1, "title")] == 26
+    assert lines[("packages", "@test-cabinet/x", "path")] == 30
+    assert ("not-a-table",) not in lines  # inside a multi-line string
+
+
+def test_line_of_falls_back_to_the_nearest_ancestor() -> None:
+    doc = parse(Path("x.toml"), SOURCE)
+    assert not isinstance(doc, Problem)
+    assert doc.line_of(("build", "nope")) == 12
+    assert doc.line_of(("review", "categories", 0, "items", 0, "title")) == 18
+    assert doc.line_of(("missing",)) is None
+
+
+def test_decode_errors_are_located_problems() -> None:
+    problem = parse(Path("x.toml"), 'a = 1\nb = "open\n')
+    assert isinstance(problem, Problem)
+    assert problem.line == 2
+    assert problem.message.startswith("is not valid TOML: ")
+    assert problem.format() == f"x.toml:2: {problem.message}\n    Hint: {problem.hint}"

@@ -8,32 +8,45 @@ a `CaseVersion` is built only when none was found.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections import Counter
 from collections.abc import Iterable
 from collections.abc import Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import ChecklistItem
+from pytest_tcab.case import Performance
 from pytest_tcab.case import Variant
 from pytest_tcab.case import VerdictUnit
 from pytest_tcab.errors import KeyPath
 from pytest_tcab.errors import Problem
+from pytest_tcab.errors import format_key_path
+from pytest_tcab.models.errata import Erratum
 from pytest_tcab.models.errata import ErrataFile
 from pytest_tcab.models.fields import is_version
 from pytest_tcab.models.manifest import ROOT_KEYS
+from pytest_tcab.models.manifest import Build
 from pytest_tcab.models.manifest import Category
+from pytest_tcab.models.manifest import CategoryItem
+from pytest_tcab.models.manifest import Domain
+from pytest_tcab.models.manifest import Proof
+from pytest_tcab.models.manifest import Reference
 from pytest_tcab.models.manifest import Manifest
 from pytest_tcab.models.manifest import PerformanceManifest
 from pytest_tcab.models.manifest import ReviewItem
 from pytest_tcab.models.manifest import Validation
 from pytest_tcab.models.manifest import VariantFile
 from pytest_tcab.models.manifest import humanize
+from pytest_tcab.models.performance import PerfCase
 from pytest_tcab.models.suite import SuiteConfig
 from pytest_tcab.models.validate import validate
+from pytest_tcab.paths import is_inside
+from pytest_tcab.resolve.paths import Expect
 from pytest_tcab.resolve.paths import check_path
 from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import load
@@ -54,6 +67,8 @@ CASE_TYPES = (
 CODE_TYPES = frozenset({"end-to-end", "full-stack"})
 DEFAULT_VARIANT = "default"
 """The slug of the single implicit variant of a case that declares no `variants`."""
+REVIEWED_TABLES = {"domain": "`[[domain]]`", "review": "`[review]`", "review_item": "`[[review_item]]`"}
+"""What a reviewer scores: a performance case has none of it, since answers and fuel are its score."""
 
 
 @dataclass
@@ -124,7 +139,7 @@ class _VersionResolver:
         self.result.experimental = doc.data.get("experimental") is True
         self._layout(folder_type, folder_difficulty, declared_type)
         if case_type == "performance":
-            perf, problems = validate(PerformanceManifest, doc, root_keys=ROOT_KEYS)
+            perf, problems = validate(PerformanceManifest, self._unreviewed(), root_keys=ROOT_KEYS)
             self.common.extend(problems)
             self.result.variant_slugs = [DEFAULT_VARIANT]
             if perf is not None:
@@ -194,9 +209,9 @@ class _VersionResolver:
                             "the difficulty and the difficulty folder must agree")
             )
 
-    def _path(self, doc: TomlDocument, key: KeyPath, relative: str, expect: str, what: str,
+    def _path(self, doc: TomlDocument, key: KeyPath, relative: str, expect: Expect, what: str,
               into: list[Problem]) -> Path | None:
-        target, problems = check_path(doc, self.folder, key, relative, expect, what)  # type: ignore[arg-type]
+        target, problems = check_path(doc, self.folder, key, relative, expect, what)
         into.extend(problems)
         return target
 
@@ -320,7 +335,7 @@ class _VersionResolver:
         return rules.resolve()
 
     # -- errata ------------------------------------------------------------------------
-    def _errata(self, variants: list[Variant | None]) -> tuple:
+    def _errata(self, variants: list[Variant | None]) -> tuple[Erratum, ...]:
         path = self.folder / "errata.toml"
         if not path.exists():
             return ()
@@ -355,27 +370,81 @@ class _VersionResolver:
         return tuple(errata.erratum)
 
     # -- performance -------------------------------------------------------------------
+    def _unreviewed(self) -> TomlDocument:
+        """The manifest without the reviewer's tables, each reported as not belonging here.
+
+        The strict model would call them unknown keys; the author deserves the actual reason.
+        """
+        doc = self.doc
+        for key, table in REVIEWED_TABLES.items():
+            if key in doc.data:
+                self.common.append(doc.problem(
+                    (key,), f"a performance case declares no {table}: its answers and its fuel are the whole score",
+                    "remove it; what a reader should know about the problem belongs in a spec or the prompt"))
+        kept = {key: value for key, value in doc.data.items() if key not in REVIEWED_TABLES}
+        return TomlDocument(doc.path, kept, doc.lines)
+
     def _performance(self, manifest: PerformanceManifest) -> None:
         doc, out = self.doc, self.common
         self._path(doc, ("changelog",), manifest.changelog, "file", "changelog", out)
         self._path(doc, ("prompt",), manifest.prompt, "file", "prompt template", out)
         if manifest.description is not None:
             self._path(doc, ("description",), manifest.description, "file", "description", out)
+        seeded: list[Path | None] = []
         if manifest.workspace is not None:
-            self._path(doc, ("workspace",), manifest.workspace, "dir", "workspace", out)
+            seeded.append(self._path(doc, ("workspace",), manifest.workspace, "dir", "workspace", out))
         for i, spec in enumerate(manifest.spec):
-            self._path(doc, ("spec", i, "source"), spec.source, "file", "spec source", out)
+            seeded.append(self._path(doc, ("spec", i, "source"), spec.source, "file", "spec source", out))
         for key in ("input", "output"):
-            self._path(doc, ("contract", key), getattr(manifest.contract, key), "file", f"contract {key} schema", out)
-        out.extend(performance_case_problems(doc, self.folder, manifest.case))
+            seeded.append(self._path(doc, ("contract", key), getattr(manifest.contract, key), "file",
+                                     f"contract {key} schema", out))
+        out.extend(performance_case_problems(doc, self.folder, manifest.case,
+                                             seeded=[path for path in seeded if path is not None]))
+        if out:
+            return
+        workspace = self.folder / manifest.workspace if manifest.workspace is not None else None
+        self.result.case = CaseVersion(
+            slug=manifest.slug,
+            version=self.folder.name,
+            case_type="performance",
+            folder=self.folder,
+            manifest_path=doc.path,
+            name=manifest.name,
+            prompt=self.folder / manifest.prompt,
+            max_runtime_hours=manifest.max_runtime_hours,
+            build=Build(install=manifest.build.install, build=manifest.build.build),
+            checks=(),
+            handle=None,
+            assets=(),
+            packages=(),
+            variants=(Variant(slug=DEFAULT_VARIANT, name=humanize(DEFAULT_VARIANT), description=None,
+                              workspace=workspace, reference_implementation=None, specs=tuple(manifest.spec),
+                              references=(), proofs=(), checklist=(), domains=()),),
+            errata=(),
+            performance=Performance(build=manifest.build, contract=manifest.contract, sandbox=manifest.sandbox,
+                                    cases=tuple(manifest.case)),
+        )
 
 
-def performance_case_problems(doc: TomlDocument, folder: Path, cases: list) -> list[Problem]:  # type: ignore[type-arg]
-    """`[[case]]` rules shared by both layouts: files exist, ids unique, a stress case exists."""
+def performance_case_problems(doc: TomlDocument, folder: Path, cases: Sequence[PerfCase], *,
+                              seeded: Sequence[Path] = ()) -> list[Problem]:
+    """`[[case]]` rules shared by both layouts: files exist and stay held out, ids are unique, a
+    stress case exists.
+
+    `seeded` lists what a run receives (the workspace folder, spec sources, contract schemas):
+    a case file among them would show the model the very inputs and answers it is judged on.
+    """
     problems: list[Problem] = []
     for i, case in enumerate(cases):
-        problems.extend(check_path(doc, folder, ("case", i, "input"), case.input, "file", "case input")[1])
-        problems.extend(check_path(doc, folder, ("case", i, "expected"), case.expected, "file", "expected output")[1])
+        for key, relative, what in (("input", case.input, "case input"), ("expected", case.expected, "expected output")):
+            target, found = check_path(doc, folder, ("case", i, key), relative, "file", what)
+            problems.extend(found)
+            leak = next((path for path in seeded if target is not None and is_inside(path, target)), None)
+            if leak is not None:
+                problems.append(doc.problem(
+                    ("case", i, key), f"{what} {relative!r} is seeded into every run (as part of "
+                    f"{leak.relative_to(folder).as_posix()}), so the model would see a held-out case",
+                    "keep case files apart from the workspace, the specs and the contract schemas, e.g. under cases/"))
     ids = [case.case_id for case in cases]
     for dup in _duplicates(ids):
         index = ids.index(dup, ids.index(dup) + 1)
@@ -442,11 +511,8 @@ class _VariantRules:
 
     # Each rule below reads the common declarations from the manifest and the variant's own
     # from its file, so a problem points at whichever file holds the offending line.
-    def _own(self, attr: str) -> list:  # type: ignore[type-arg]
-        return list(getattr(self.own, attr)) if self.own is not None else []
-
-    def _domains(self) -> list:  # type: ignore[type-arg]
-        common, own = self.manifest.domain, self._own("domain")
+    def _domains(self) -> list[Domain]:
+        common, own = self.manifest.domain, list(self.own.domain) if self.own else []
         seen = {d.id for d in common}
         for dup in _duplicates([d.id for d in common]):
             index = _second([d.id for d in common], dup)
@@ -459,8 +525,8 @@ class _VariantRules:
             seen.add(domain.id)
         return list(common) + own
 
-    def _references(self) -> list:  # type: ignore[type-arg]
-        common, own = self.manifest.reference, self._own("reference")
+    def _references(self) -> list[Reference]:
+        common, own = self.manifest.reference, list(self.own.reference) if self.own else []
         common_views = [r.view for r in common]
         if self.slug == self.parent.result.variant_slugs[0]:
             for dup in _duplicates(common_views):
@@ -476,8 +542,8 @@ class _VariantRules:
             own_views.append(ref.view)
         return list(common) + own
 
-    def _proofs(self) -> list:  # type: ignore[type-arg]
-        common, own = self.manifest.proof, self._own("proof")
+    def _proofs(self) -> list[Proof]:
+        common, own = self.manifest.proof, list(self.own.proof) if self.own else []
         ids: set[str] = set()
         dests: set[str] = set()
         for scope, proofs in (("common", common), ("own", own)):
@@ -498,7 +564,7 @@ class _VariantRules:
                 dests.add(_norm(proof.dest))
         return list(common) + own
 
-    def _check_references(self, references: list) -> None:  # type: ignore[type-arg]
+    def _check_references(self, references: list[Reference]) -> None:
         by_view = {r.view: r for r in references}
         for i, check in enumerate(self.manifest.check):
             ref = by_view.get(check.baseline_view)
@@ -513,7 +579,7 @@ class _VariantRules:
                     key, f"check {check.view!r} uses reference {ref.view!r}, a video; a video can't be a baseline",
                     "point the check at an HTML mockup or a still image"))
 
-    def _seeded_collisions(self, proofs: list, workspace: Path | None) -> None:  # type: ignore[type-arg]
+    def _seeded_collisions(self, proofs: list[Proof], workspace: Path | None) -> None:
         """Seeded destinations must be distinct, and no proof may overwrite a seeded file."""
         seeded: dict[str, tuple[TomlDocument, KeyPath]] = {}
         sources: list[tuple[TomlDocument, KeyPath, str]] = []
@@ -646,7 +712,7 @@ class _VariantRules:
     def _categories(self, views: set[str], proofs: set[str]
                     ) -> list[tuple[ChecklistItem, list[tuple[_Located, Validation]]]]:
         assert self.manifest.review is not None
-        merged: dict[str, tuple[str, list[tuple[TomlDocument, KeyPath, object]]]] = {}
+        merged: dict[str, tuple[str, list[tuple[TomlDocument, KeyPath, CategoryItem]]]] = {}
         scopes: list[tuple[TomlDocument, list[Category]]] = [(self.doc, self.manifest.review.categories)]
         if self.own is not None and self.vdoc is not None and self.own.review is not None:
             scopes.append((self.vdoc, self.own.review.categories))
@@ -667,17 +733,16 @@ class _VariantRules:
             units: list[VerdictUnit] = []
             drivers: list[tuple[_Located, Validation]] = []
             for doc, key, item in entries:
-                assert not isinstance(item, Category)
-                if item.id in seen:  # type: ignore[attr-defined]
-                    first = seen[item.id]  # type: ignore[attr-defined]
-                    self.problems.append(doc.problem(key + ("id",), f"item id {item.id!r} is already used in category "  # type: ignore[attr-defined]
+                if item.id in seen:
+                    first = seen[item.id]
+                    self.problems.append(doc.problem(key + ("id",), f"item id {item.id!r} is already used in category "
                                                      f"{cat_id!r} by {format_where(first.doc, first.key)}",
                                                      "item ids must be unique within their category"))
-                seen.setdefault(item.id, _Located(doc, key + ("id",)))  # type: ignore[attr-defined]
-                self._media_links(doc, key, item.reference, item.proof, views, proofs)  # type: ignore[attr-defined]
-                units.append(VerdictUnit(f"{cat_id}.{item.id}", item.title, item.weight, item.validation))  # type: ignore[attr-defined]
-                if item.validation is not None:  # type: ignore[attr-defined]
-                    drivers.append((_Located(doc, key + ("validation",)), item.validation))  # type: ignore[attr-defined]
+                seen.setdefault(item.id, _Located(doc, key + ("id",)))
+                self._media_links(doc, key, item.reference, item.proof, views, proofs)
+                units.append(VerdictUnit(f"{cat_id}.{item.id}", item.title, item.weight, item.validation))
+                if item.validation is not None:
+                    drivers.append((_Located(doc, key + ("validation",)), item.validation))
             out.append((ChecklistItem(cat_id, title, None, tuple(units)), drivers))
         return out
 
@@ -729,8 +794,7 @@ def _verdict_ids(variant: Variant) -> set[str]:
 
 
 def format_where(doc: TomlDocument, key: KeyPath) -> str:
-    from pytest_tcab.errors import format_key_path
-
+    """How a problem names the other declaration it clashes with: key path, file and line."""
     line = doc.line_of(key)
     return f"`{format_key_path(key)}` ({doc.path.name}{f':{line}' if line else ''})"
 
@@ -750,8 +814,6 @@ def _norm(path: str) -> str:
 
 
 def _suggest(value: str, known: Iterable[str], what: str) -> str:
-    import difflib
-
     names = sorted(known)
     close = difflib.get_close_matches(value, names, n=1)
     if close:

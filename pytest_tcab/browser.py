@@ -8,10 +8,12 @@ import platform
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -185,6 +187,7 @@ def _driver_package() -> Path:
     return Path(str(files("playwright"))) / "driver" / "package"
 
 
+@cache
 def _revisions() -> dict[str, str]:
     """Browser revisions this Playwright expects, from its driver's ``browsers.json``."""
     data = json.loads((_driver_package() / "browsers.json").read_text(encoding="utf-8"))
@@ -206,6 +209,11 @@ def _environ(name: str, value: str | None) -> Iterator[None]:
             os.environ[name] = previous
 
 
+_running: set[int] = set()
+"""Threads with a live BrowserSession: a second sync Playwright there fails with a misleading
+"inside the asyncio loop" error, so BrowserSession refuses first and says why."""
+
+
 class BrowserSession:
     """One Playwright driver and one Chromium for the whole session; a fresh context per item.
 
@@ -221,14 +229,23 @@ class BrowserSession:
         from playwright.sync_api import Error
         from playwright.sync_api import sync_playwright
 
+        if threading.get_ident() in _running:
+            raise BrowserError(
+                "a BrowserSession is already running in this thread; Playwright's sync API "
+                "allows one at a time per thread, so close it or share it"
+            )
         self.chromium = chromium
         self._context_args = dict(context_args or {})
         self._scratch = tempfile.TemporaryDirectory(prefix="tcab-playwright-")
         browsers = ffmpeg_for_playwright(Path(self._scratch.name))
         self.video_unavailable: str | None = None if browsers is not None else NO_FFMPEG_REASON
         """Why recording contexts cannot be made on this host, or None when they can."""
-        with _environ("PLAYWRIGHT_BROWSERS_PATH", None if browsers is None else str(browsers)):
-            self._playwright = sync_playwright().start()
+        try:
+            with _environ("PLAYWRIGHT_BROWSERS_PATH", None if browsers is None else str(browsers)):
+                self._playwright = sync_playwright().start()
+        except BaseException:
+            self._scratch.cleanup()
+            raise
         options = {"args": list(LAUNCH_ARGS), "headless": True, **(launch_args or {})}
         try:
             self.browser = self._playwright.chromium.launch(
@@ -241,6 +258,8 @@ class BrowserSession:
                 f"could not launch Chromium at {chromium.path} (found via {chromium.source}): "
                 f"{error.message.splitlines()[0]}"
             ) from None
+        self._thread = threading.get_ident()
+        _running.add(self._thread)
         self._closed = False
 
     def new_context(
@@ -282,6 +301,7 @@ class BrowserSession:
         finally:
             self._playwright.stop()
             self._scratch.cleanup()
+            _running.discard(self._thread)
 
 
 def _is_loopback(url: str) -> bool:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_tcab.models.check import Check
+from pytest_tcab.models.definition import Definition
+from pytest_tcab.models.definition import Requirement
 from pytest_tcab.models.errata import Erratum
 from pytest_tcab.models.manifest import Build
 from pytest_tcab.models.manifest import Domain
@@ -14,6 +17,10 @@ from pytest_tcab.models.manifest import Proof
 from pytest_tcab.models.manifest import Reference
 from pytest_tcab.models.manifest import SpecEntry
 from pytest_tcab.models.manifest import Validation
+from pytest_tcab.models.performance import Contract
+from pytest_tcab.models.performance import PerfBuild
+from pytest_tcab.models.performance import PerfCase
+from pytest_tcab.models.performance import Sandbox
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,18 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class Performance:
+    """The tables only a performance case carries: they replace the checklist as what is scored."""
+
+    build: PerfBuild
+    """Install and build commands, and where the wasm module is left."""
+    contract: Contract
+    sandbox: Sandbox
+    cases: tuple[PerfCase, ...]
+    """Held-out inputs in manifest order, so item `i` maps back to `[[case]]` number `i`."""
+
+
+@dataclass(frozen=True)
 class CaseVersion:
     """A resolved catalog case version (one `test-case.toml` and its variants)."""
 
@@ -84,9 +103,70 @@ class CaseVersion:
     packages: tuple[str, ...]
     variants: tuple[Variant, ...]
     errata: tuple[Erratum, ...]
+    performance: Performance | None = None
+    """Set for a performance case, whose items come from these tables rather than the checklist."""
 
     def variant(self, slug: str | None) -> Variant | None:
         """The named variant, or the default (first) one when `slug` is None."""
         if slug is None:
             return self.variants[0]
         return next((v for v in self.variants if v.slug == slug), None)
+
+
+@dataclass(frozen=True)
+class SeededSpecification:
+    """A specification a definition covers: seeded as its prose followed by its requirements."""
+
+    id: str
+    name: str
+    summary: str
+    path: str
+    """Where the document lands under `specs/` of the run workspace."""
+    source: Path
+    """Its `specification.toml`."""
+    prose: Path
+    """Its `specification.md`."""
+    requirements: tuple[Requirement, ...]
+
+
+@dataclass(frozen=True)
+class SuppliedAsset:
+    """An asset an end-to-end run is given: its files, seeded under `assets/<id>/`."""
+
+    id: str
+    folder: Path
+    files: tuple[str, ...]
+    source: Path
+    """Its `asset.toml`."""
+
+
+@dataclass(frozen=True)
+class DefinitionCase:
+    """A resolved test-suite definition (`versions/<version>/test-cases/<slug>.toml`)."""
+
+    slug: str
+    """The file stem."""
+    version: str
+    """The version folder's name."""
+    case_type: str
+    folder: Path
+    """The suite tree: every path the definition names is relative to it."""
+    path: Path
+    name: str
+    prompt: Path
+    max_runtime_hours: float
+    init: str | None
+    engines: tuple[str, ...]
+    """The engines a run may select; `("none",)` for a type that declares none."""
+    workspaces: Mapping[str, Path]
+    """Engine slug -> starter folder; an engine without one starts from an empty workspace."""
+    specifications: tuple[SeededSpecification, ...]
+    """In the order the definition lists them (path order when it lists none)."""
+    assets: tuple[SuppliedAsset, ...]
+    """What an end-to-end run is given; no other type is given assets."""
+    schemas: tuple[str, ...]
+    """Contract schemas of a performance or adversarial case, seeded as documentation."""
+    produces: str | None
+    """The asset id an asset-producing definition asks for."""
+    model: Definition
+    """The validated definition, for the tables of its type."""

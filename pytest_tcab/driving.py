@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -29,17 +30,22 @@ if TYPE_CHECKING:
     from playwright.sync_api import Error
     from playwright.sync_api import Page
 
-# Runs an async page function without making the sync API wait on it: its outcome lands in
-# window[key], which `_settle` then polls for under a deadline kept by the Playwright driver, so
-# even a page whose script never yields (`while (true) {}`) cannot hang the session.
-_START = """({ key, input }) => {
+# Runs an async page function without making the sync API wait on it: its outcome is handed to
+# a per-run binding, and `_settle` waits for that under a deadline kept in Python. Playwright's
+# own waits clean up inside the page when they time out, so a page whose script never yields
+# (`while (true) {}`) would hang them; a binding needs nothing from the page once it has fired.
+# It starts `run` from a fresh task: a microtask would run before the evaluate call answers, so a
+# synchronous endless loop would hang that call too.
+_START = """({ binding, input }) => {
   const run = __RUN__;
-  Promise.resolve()
-    .then(() => run(input))
-    .then(
-      (value) => { window[key] = { value }; },
-      (thrown) => { window[key] = { error: String((thrown && thrown.stack) || thrown) }; },
-    );
+  setTimeout(() => {
+    Promise.resolve()
+      .then(() => run(input))
+      .then(
+        (value) => window[binding]({ value }),
+        (thrown) => window[binding]({ error: String((thrown && thrown.stack) || thrown) }),
+      );
+  }, 0);
 }"""
 
 # One `call` action: `null` when the method settled, else what went wrong, worded for the author.
@@ -58,7 +64,7 @@ _CALL = """async ({ handle, op, args }) => {
   }
 }"""
 
-_POLL_MS = 50
+_POLL_MS = 20
 
 
 class DriveError(TcabError):
@@ -144,7 +150,8 @@ def _log_console_error(log: PageLog, message: ConsoleMessage) -> None:
 def perform(page: Page, actions: Sequence[Action], handle: str | None, timeout_ms: float) -> None:
     """Run a check's actions in order; the first that fails raises DriveError naming it.
 
-    `timeout_ms` bounds each ``call`` (a method that never settles is a failed action).
+    `timeout_ms` bounds each ``call``: a method that never settles fails the action and closes
+    the page, since one that never returns leaves it unusable.
     """
     from playwright.sync_api import Error
 
@@ -176,8 +183,9 @@ def _call(page: Page, action: Call, handle: str | None, timeout_ms: float, where
     outcome = _settle(page, _CALL, {"handle": handle, "op": action.op, "args": action.args},
                       timeout_ms)
     if outcome is None:
+        page.close()
         raise DriveError(f"{where}: window.{handle}.{action.op}(...) did not settle within "
-                         f"{timeout_ms:g} ms", index)
+                         f"{timeout_ms:g} ms; its page was closed", index)
     if "error" in outcome:
         raise DriveError(f"{where}: {outcome['error']}", index)
     if outcome["value"] is not None:
@@ -317,21 +325,20 @@ def _settle(page: Page, function: str, argument: Any, timeout_ms: float) -> dict
     """Run an async page `function` to completion with a deadline; None once the deadline passes.
 
     Returns ``{"value": ...}`` or ``{"error": ...}`` (a rejection the function did not catch).
+    The wait is sliced into Playwright timers, which run in its driver, not in the page, so
+    the callback that delivers the outcome is dispatched between slices.
     """
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    key = f"__tcabOutcome_{secrets.token_hex(6)}"
-    page.evaluate(_START.replace("__RUN__", function), {"key": key, "input": argument})
-    try:
-        ready = page.wait_for_function(
-            "(key) => window[key]", arg=key, timeout=max(timeout_ms, 1), polling=_POLL_MS
-        )
-    except PlaywrightTimeout:
-        return None
-    outcome: dict[str, Any] = ready.json_value()
-    ready.dispose()
-    page.evaluate("(key) => { delete window[key]; }", key)
-    return outcome
+    outcomes: list[dict[str, Any]] = []
+    binding = f"__tcabSettled_{secrets.token_hex(6)}"
+    page.expose_binding(binding, lambda source, outcome: outcomes.append(outcome))
+    page.evaluate(_START.replace("__RUN__", function), {"binding": binding, "input": argument})
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not outcomes:
+        remaining_ms = (deadline - time.monotonic()) * 1000
+        if remaining_ms <= 0:
+            return None
+        page.wait_for_timeout(min(_POLL_MS, remaining_ms))
+    return outcomes[0]
 
 
 @cache

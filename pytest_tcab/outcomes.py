@@ -9,6 +9,8 @@ import pytest
 from pytest_tcab.errors import TcabError
 
 OVER_CEILING = "over-ceiling"
+COUNTED_FAILED = "failed"
+"""The results.json outcome of a skip that still costs the run its result (fuel never measured)."""
 STATUS_PROPERTY = "tcab.status"
 
 
@@ -24,7 +26,31 @@ def mark_over_ceiling(item: pytest.Item) -> None:
     item.user_properties.append((STATUS_PROPERTY, OVER_CEILING))
 
 
+def count_as_failed(item: pytest.Item) -> None:
+    """Tag `item`'s skip so results.json counts it as failed.
+
+    The terminal keeps the skip, which says why the item did not run; the score must still read
+    an unmeasured stress case as a loss, or a run could dodge measurement by failing a smoke case.
+    """
+    item.user_properties.append((STATUS_PROPERTY, COUNTED_FAILED))
+
+
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
     if report.when == "call" and report.failed and (STATUS_PROPERTY, OVER_CEILING) in report.user_properties:
         return OVER_CEILING, "C", ("OVER-CEILING", {"yellow": True})
     return None
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """List over-ceiling items with their fuel: pytest's FAILURES section only shows plain failures,
+    and how far over the ceiling a run went is the one thing its reader wants to know."""
+    reports = terminalreporter.stats.get(OVER_CEILING, [])
+    if not reports:
+        return
+    terminalreporter.section("over the fuel ceiling", sep="-", yellow=True)
+    prefix = f"{OVER_CEILING}: "
+    for report in reports:
+        # Under xdist the text starts with the worker's header line; the message is the line after.
+        lines = report.longreprtext.splitlines()
+        message = next((line for line in lines if line.startswith(prefix)), report.longreprtext.strip())
+        terminalreporter.write_line(f"OVER-CEILING {report.nodeid} - {message.removeprefix(prefix)}")

@@ -8,18 +8,30 @@ import pytest
 
 from pytest_tcab.author import ManifestFile
 from pytest_tcab.author import SuiteConfigFile
+from pytest_tcab.checks import MAX_DIFF_OPTION
+from pytest_tcab.checks import VIEWPORT_OPTION
+from pytest_tcab.checks import parse_ratio
+from pytest_tcab.checks import parse_viewport
+from pytest_tcab.definitions import collect_definition_file
+from pytest_tcab.drivers import DRIVER_TIMEOUT_OPTION
 from pytest_tcab.resolve.manifest import catalog_type
 from pytest_tcab.session import SUITE_INI
 from pytest_tcab.session import SUITE_OPTION
 from pytest_tcab.session import configured_root
+from pytest_tcab import seeding
+from pytest_tcab.seeding import SEED_OPTION
+from pytest_tcab.seeding import configure_seed
+from pytest_tcab.seeding import seed_key
 from pytest_tcab.session import experimental_allowed
 from pytest_tcab.suite import CONFIG_FILE
 from pytest_tcab.suite import MANIFEST_FILE
 
 # Each feature module is a plugin of its own (hooks and fixtures beside the code they serve).
-pytest_plugins = ["pytest_tcab.browser", "pytest_tcab.outcomes"]
+pytest_plugins = ["pytest_tcab.browser", "pytest_tcab.outcomes", "pytest_tcab.baselines"]
 
 RUN_OPTION = "--tcab-run"
+WASM_TIMEOUT_OPTION = "--tcab-wasm-timeout"
+WASM_CACHE_OPTION = "--tcab-wasm-cache"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -35,12 +47,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the case a run was produced for; overrides DIR/.tcab/run.toml")
     group.addoption("--tcab-reference", dest="tcab_reference", action="store_true",
                     help="validate every variant's reference_implementation as a run")
+    group.addoption(SEED_OPTION, dest="tcab_seed", metavar="SLUG[@VERSION][#VARIANT][:ENGINE]",
+                    help="write what a run of the case receives into --tcab-out=DIR (an empty folder)")
     group.addoption("--tcab-out", dest="tcab_out", metavar="DIR",
                     help="where results.json, report.html and media go (default .tcab/results)")
     group.addoption("--tcab-build-timeout", dest="tcab_build_timeout", type=float, default=600.0,
                     metavar="SECONDS", help="timeout of each build step (default 600)")
     group.addoption("--tcab-strict", dest="tcab_strict", action="store_true",
                     help="fail instead of skipping: missing proofs, verdicts left for the reviewer, no browser")
+    group.addoption(WASM_TIMEOUT_OPTION, dest="tcab_wasm_timeout", type=float, default=60.0, metavar="SECONDS",
+                    help="wall-clock bound of each performance case, beside its fuel budget (default 60)")
+    group.addoption(WASM_CACHE_OPTION, dest="tcab_wasm_cache", default=".tcab/wasm-cache", metavar="DIR",
+                    help="where compiled wasm modules are kept between sessions (default .tcab/wasm-cache)")
+    group.addoption("--tcab-chromium", dest="tcab_chromium", metavar="PATH",
+                    help="the Chromium to drive builds with (else TCAB_CHROMIUM, Playwright's, /usr/bin/chromium)")
+    group.addoption(VIEWPORT_OPTION, dest="tcab_viewport", type=parse_viewport,
+                    metavar="WxH", help="viewport of checks and their baselines, in logical pixels (default 1280x720)")
+    group.addoption(MAX_DIFF_OPTION, dest="tcab_max_diff", type=parse_ratio, default=None, metavar="RATIO",
+                    help="fail a check whose share of differing pixels is above RATIO (0 to 1; default: record only)")
+    group.addoption(DRIVER_TIMEOUT_OPTION, dest="tcab_driver_timeout", type=float, default=60.0, metavar="SECONDS",
+                    help="fail a validation driver still running after SECONDS (default 60)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -64,6 +90,12 @@ def pytest_configure(config: pytest.Config) -> None:
     # Given a suite and no paths, collect the suite (or the run) alone, not the testpaths.
     if root is not None and config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = [str(Path(run_dir).resolve()) if run_dir is not None else str(root)]
+    if config.getoption("tcab_seed") is not None:
+        # Seeding collects the one file whose seed item writes DIR, whatever paths were given.
+        target = configure_seed(config, root)
+        config.stash[seed_key] = target
+        config.args = [str(target.path)]
+        config.pluginmanager.register(seeding, "tcab-seed")  # its terminal summary
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -91,7 +123,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         return ManifestFile.from_parent(parent, path=file_path)
     if file_path.name == CONFIG_FILE:
         return SuiteConfigFile.from_parent(parent, path=file_path)
-    return None
+    return collect_definition_file(file_path, parent)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
+from pytest_tcab.outcomes import COUNTED_FAILED
 from pytest_tcab.outcomes import OVER_CEILING
+from pytest_tcab.outcomes import STATUS_PROPERTY
 
 results_key = pytest.StashKey["ResultsRecorder"]()
 
@@ -107,8 +109,9 @@ class ResultsRecorder:
 
 
 def _outcome(report: pytest.TestReport, props: dict[str, Any]) -> str:
-    if props.get("tcab.status") == OVER_CEILING:
-        return OVER_CEILING
+    status = props.get(STATUS_PROPERTY)
+    if status in (OVER_CEILING, COUNTED_FAILED):
+        return str(status)
     if hasattr(report, "wasxfail"):
         return "excluded" if report.skipped else "passed"
     return report.outcome
@@ -122,6 +125,9 @@ def _message(report: pytest.TestReport) -> str:
     return report.longreprtext.strip()[-2000:]
 
 
+_VERDICT_WORDS = {"passed": "pass", "failed": "fail", "skipped": "left for the reviewer", "excluded": "fail"}
+
+
 def _figure_lines(run: dict[str, Any]) -> list[str]:
     lines = []
     for item in run["items"]:
@@ -131,12 +137,22 @@ def _figure_lines(run: dict[str, Any]) -> list[str]:
             lines.append(f"check {item['id']}: similarity {item['similarity']:.4f}")
         elif item["kind"] == "fuel" and "fuel" in item:
             lines.append(f"fuel {item['id']}: {item['fuel']:,} ({item['outcome']})")
+        elif item["kind"] == "validate":
+            word = _VERDICT_WORDS.get(item["outcome"], item["outcome"])
+            if item.get("excluded_by"):
+                word += f" (excluded from the score by erratum {item['excluded_by']})"
+            lines.append(f"verdict {item['id']}: {word}")
     if "score" in run:
         score = run["score"]
         lines.append(
-            f"score: {score['earned']:g} of {score['available']:g} points decided automatically"
-            f" ({score['pending_weight']:g} left for the reviewer)"
+            f"score: {score['earned']:g} of {score['available']:g} points earned;"
+            f" {score['decided_weight']:g} decided automatically ({score['failed_weight']:g} failed),"
+            f" {score['pending_weight']:g} left for the reviewer"
         )
+    for erratum in run.get("errata", []):
+        if erratum["affects_scoring"]:
+            point = f" on {erratum['review']}" if erratum.get("review") else ""
+            lines.append(f"erratum {erratum['id']}{point} affects scoring: {erratum['title']}")
     if "performance" in run and run["performance"].get("total_fuel") is not None:
         perf = run["performance"]
         lines.append(f"performance: {perf['total_fuel']:,} fuel (wasmtime {perf['wasmtime']}, module sha256 {perf['module_sha256'][:12]})")

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from pytest_tcab.errors import TcabError
+from pytest_tcab.outcomes import OVER_CEILING
+from pytest_tcab.scoring import excluded_verdicts
 from pytest_tcab.scoring import score
 
 if TYPE_CHECKING:
@@ -16,28 +18,39 @@ if TYPE_CHECKING:
 
 
 def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
-    """`score` and `errata` for a game run, `performance` for a performance run."""
+    """`score` and `errata` for a game run, `performance` for a performance run.
+
+    `errata` are the known issues of the run's version that apply to its variant, each with its
+    `affects_scoring` advisory (the reviewer weighs it) and `exclude_from_score` (applied here).
+    """
     items = list(record.items.values())
     if any(item["kind"] in ("fuel", "correctness") for item in items):
         return {"performance": _performance(items)}
     variant, errata = _resolved(config, record.identity)
     if variant is None:
         return {}
-    verdicts: dict[str, bool | None] = {}
-    for item in items:
-        if item["kind"] == "validate":
-            verdicts[item["id"]] = {"passed": True, "failed": False}.get(item["outcome"])
-            if item["outcome"] == "excluded":
-                verdicts[item["id"]] = False
+    excluded = excluded_verdicts(variant, errata)
+    # A skipped verdict (left for the reviewer, no browser) decides nothing; an excluded one
+    # still ran, but no longer counts on either side of the score.
+    verdicts: dict[str, bool | None] = {
+        item["id"]: {"passed": True, "failed": False}.get(item["outcome"])
+        for item in items if item["kind"] == "validate" and item["id"] not in excluded
+    }
     result = score(variant, verdicts, errata)
+    weights = {unit.id: unit.weight for unit in variant.units()}
+    decided = sorted(v for v, d in verdicts.items() if d is not None)
+    failed = sorted(v for v, d in verdicts.items() if d is False)
     return {
         "score": {
             "earned": result.earned,
             "available": result.available,
-            "automated": sorted(v for v, d in verdicts.items() if d is not None),
-            "failed": sorted(v for v, d in verdicts.items() if d is False),
-            "pending": list(result.pending),
+            "decided_weight": sum(weights.get(v, 0.0) for v in decided),
+            "failed_weight": sum(weights.get(v, 0.0) for v in failed),
             "pending_weight": result.pending_weight,
+            "automated": decided,
+            "failed": failed,
+            "pending": list(result.pending),
+            "excluded": sorted(excluded),
             "items": [
                 {"id": i.id, "earned": i.earned, "available": i.available, "pending": list(i.pending),
                  "excluded": list(i.excluded)}
@@ -46,7 +59,8 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
         },
         "errata": [
             {"id": e.id, "title": e.title, "severity": e.severity, "affects_scoring": e.affects_scoring,
-             "exclude_from_score": e.exclude_from_score, "review": e.review}
+             "exclude_from_score": e.exclude_from_score, "review": e.review, "variant": e.variant,
+             "resolved_in": e.resolved_in, "body": e.body}
             for e in errata
         ],
     }
@@ -55,9 +69,11 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
 def _resolved(config: pytest.Config, identity: dict[str, str]) -> tuple[Any, tuple[Any, ...]]:
     from pytest_tcab.run import RunSpec
     from pytest_tcab.run import find_case
+    from pytest_tcab.session import configured_root
     from pytest_tcab.session import suite_for
 
-    suite = suite_for(config, Path(identity["source"]))
+    # The configured suite first: a run dir may live anywhere, as RunDirectory resolves it.
+    suite = suite_for(config, configured_root(config) or Path(identity["source"]))
     try:
         case, variant = find_case(suite, RunSpec(identity["case"], identity["version"], identity["variant"]))
     except TcabError:  # the run's collection already reported why it does not resolve
@@ -67,13 +83,27 @@ def _resolved(config: pytest.Config, identity: dict[str, str]) -> tuple[Any, tup
 
 
 def _performance(items: list[dict[str, Any]]) -> dict[str, Any]:
-    stress = [i for i in items if i["kind"] == "fuel"]
-    correct = bool(stress) and all(i["outcome"] == "passed" for i in items if i["kind"] in ("fuel", "correctness"))
+    """The performance result: total stress fuel when every answer was right within the ceiling.
+
+    An over-ceiling case answered correctly but earns no comparable figure, and a stress case
+    skipped because a smoke case failed arrives here already counted as failed, so either one
+    leaves `total_fuel` empty while `cases` still shows each figure that was measured.
+    """
     build = next((i for i in items if i["kind"] == "build"), {})
+    smoke = [i for i in items if i["kind"] == "correctness"]
+    stress = [i for i in items if i["kind"] == "fuel"]
+    answered = {"passed", OVER_CEILING}
+    # Stress items already fail when the build did and count as failed when a smoke case did,
+    # so they alone decide, even in a run narrowed with -k to the fuel items.
+    correct = bool(stress) and all(i["outcome"] == "passed" for i in smoke) and all(
+        i["outcome"] in answered for i in stress)
+    within = correct and all(i["outcome"] == "passed" for i in stress)
     return {
         "correct": correct,
-        "total_fuel": sum(i.get("fuel", 0) for i in stress) if correct else None,
+        "within_ceiling": within,
+        "total_fuel": sum(i["fuel"] for i in stress) if within else None,
         "wasmtime": build.get("wasmtime"),
         "module_sha256": build.get("module_sha256"),
-        "cases": {i["id"]: {"outcome": i["outcome"], "fuel": i.get("fuel")} for i in stress},
+        "cases": {i["id"]: {"outcome": i["outcome"], "fuel": i.get("fuel"), "fuel_limit": i.get("fuel_limit")}
+                  for i in stress},
     }

@@ -35,3 +35,10 @@ def copy_example_suite(dest: Path) -> Path:
 def example_suite(pytester: pytest.Pytester) -> Path:
     """The example suite copied into the pytester directory."""
     return copy_example_suite(pytester.path)
+
+
+@pytest.fixture(autouse=True)
+def _no_faulthandler_in_inner_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An in-process pytester session's faulthandler would replace the signal handlers
+    wasmtime traps rely on, so a later trap in this process would kill it outright."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:faulthandler")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from functools import partial
@@ -11,6 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
+# pytester's in-process runs drop the modules first imported inside them, and Playwright imported
+# anew mixes two copies of its API classes (route handlers then receive raw implementation
+# objects): loading it here keeps one copy for the whole session.
+import playwright.sync_api  # noqa: F401
 import pytest
 
 from pytest_tcab.browser import NO_BROWSER_REASON
@@ -31,11 +36,11 @@ if CHROMIUM is None:
 class _PagesHandler(SimpleHTTPRequestHandler):
     """Serves the fixture pages with module scripts typed right and without request logging."""
 
-    extensions_map = {
-        **SimpleHTTPRequestHandler.extensions_map,
-        ".mjs": "text/javascript",
-        ".js": "text/javascript",
-    }
+    def guess_type(self, path: str | os.PathLike[str]) -> str:
+        # The host's mime database may lack .mjs, and Chromium refuses untyped module scripts.
+        if str(path).endswith((".mjs", ".js")):
+            return "text/javascript"
+        return super().guess_type(path)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -55,8 +60,9 @@ def pages_url() -> Iterator[str]:
         thread.join()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def session() -> Iterator[BrowserSession]:
+    """Module-scoped: pytester's in-process runs elsewhere start their own, one per thread at a time."""
     assert CHROMIUM is not None
     browser = BrowserSession(CHROMIUM, context_args={"locale": "en-US", "timezone_id": "UTC"})
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -28,11 +29,17 @@ def contained(root: Path, relative: str) -> Path:
     if ".." in parts:
         raise PathEscapes("climbs out with '..'")
     target = root.joinpath(*parts)
-    real_root = os.path.realpath(root)
+    real_root = _real_root(str(root))
     real = os.path.realpath(target)
     if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
         raise PathEscapes("follows a symlink that leads outside")
     return target
+
+
+@functools.lru_cache(maxsize=256)
+def _real_root(root: str) -> str:
+    # Resolution checks dozens of paths against the same few folders: resolve each once.
+    return os.path.realpath(root)
 
 
 def is_inside(root: Path, path: Path) -> bool:

@@ -1,3 +1,313 @@
-"""placeholder"""
-def check_items(parent, run):
-    return []
+"""`check[<view>]` items: drive the build into a view, screenshot it, compare with the baseline.
+
+A check is a `pytest.Function` so that the session browser reaches it as a fixture through
+public API (`from_parent(..., callobj=...)` resolves fixtures from the function's signature);
+it is also a `RunItem`, so its run identity and figures reach results.json like every other
+run item's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+
+import pytest
+
+from pytest_tcab.errors import KeyPath
+from pytest_tcab.errors import Problem
+from pytest_tcab.errors import TcabError
+from pytest_tcab.errors import format_key_path
+from pytest_tcab.models.check import Check
+from pytest_tcab.run import REPORTER_PREFIX
+from pytest_tcab.run import RunContext
+from pytest_tcab.run import RunItem
+from pytest_tcab.toml import load
+
+if TYPE_CHECKING:
+    from PIL import Image
+    from playwright.sync_api import Page
+
+    from pytest_tcab.browser import BrowserSession
+    from pytest_tcab.case import Variant
+    from pytest_tcab.driving import PageLog
+
+VIEWPORT_OPTION = "--tcab-viewport"
+MAX_DIFF_OPTION = "--tcab-max-diff"
+
+CHECK_TIMEOUT_MS = 30_000.0
+"""Bounds loading the build, rendering a mockup, and each `call` action."""
+
+SALVAGE_TIMEOUT_MS = 2_000.0
+"""How long the screenshot of a page that already failed may take: it is evidence, not the test."""
+
+Viewport = tuple[int, int]
+
+_baselines_key = pytest.StashKey[dict[tuple[Path, Viewport], bytes]]()
+_VIEWPORT = re.compile(r"(\d{2,5})x(\d{2,5})")
+
+
+def parse_viewport(text: str) -> Viewport:
+    """`--tcab-viewport` as `WIDTHxHEIGHT` logical pixels (argparse `type`)."""
+    match = _VIEWPORT.fullmatch(text.strip().lower())
+    if match is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT, e.g. 1280x720")
+    return int(match[1]), int(match[2])
+
+
+def parse_ratio(text: str) -> float:
+    """`--tcab-max-diff` as a share of differing pixels between 0 and 1 (argparse `type`)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a ratio between 0 and 1, e.g. 0.05")
+    return value
+
+
+class CheckFailed(TcabError):
+    """The build could not be driven into the view, drew nothing, or strays too far from it."""
+
+
+class CheckItem(RunItem, pytest.Function):
+    """`check[<view>]`: one `[[check]]` of the case, reported at its line of test-case.toml."""
+
+    kind = "check"
+
+    def __init__(self, *, check: Check, index: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.check = check
+        self.index = index
+        """Position in `[[check]]`, for the key path of a failing action."""
+        self._no_browser = False
+        """Set in setup when --tcab-strict must turn the no-browser skip into a failure."""
+
+    def setup(self) -> None:
+        from pytest_tcab.browser import NO_BROWSER_REASON
+
+        try:
+            super().setup()
+        except pytest.skip.Exception as skip:
+            if not (self.config.getoption("tcab_strict") and skip.msg == NO_BROWSER_REASON):
+                raise
+            # Failed in the call phase, like every other strict failure, not as a setup error.
+            self._no_browser = True
+
+    def runtest(self) -> None:
+        if self._no_browser:
+            from pytest_tcab.browser import NO_BROWSER_REASON
+
+            pytest.fail(f"{NO_BROWSER_REASON} (--tcab-strict)", pytrace=False)
+        super().runtest()
+
+    def repr_failure(  # type: ignore[override]
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> Any:
+        """Our failures as their plain message; RunItem's override would pass `style`."""
+        if isinstance(excinfo.value, TcabError):
+            return str(excinfo.value)
+        return pytest.Function.repr_failure(self, excinfo)
+
+    def drive(self, browser: BrowserSession) -> None:
+        """Render the baseline, drive the build, screenshot, compare, record; then judge."""
+        from PIL import Image
+
+        from pytest_tcab.browser import DEFAULT_VIEWPORT
+        from pytest_tcab.driving import DriveError
+        from pytest_tcab.imagediff import compare
+        from pytest_tcab.imagediff import is_blank
+
+        self.run.require_build()
+        server = self.run.server()
+        viewport: Viewport = self.config.getoption("tcab_viewport") or DEFAULT_VIEWPORT
+        reference = _reference(self.run.variant, self.check)
+        expected_png = self._baseline(browser, reference, viewport)
+        problem: str | None = None
+        context = browser.new_context(viewport)
+        try:
+            context.set_default_timeout(CHECK_TIMEOUT_MS)
+            page = context.new_page()
+            try:
+                self._drive_page(page, server.url)
+            except DriveError as error:
+                problem = str(error) + self._action_location(error.action_index)
+                if not page.is_closed():  # a call that never settled closes its page
+                    page.set_default_timeout(SALVAGE_TIMEOUT_MS)
+            actual_png = self._screenshot(page)
+        finally:
+            context.close()
+        if actual_png is None:
+            raise CheckFailed(
+                f"check {self.check.view!r}: {problem or 'the page cannot be screenshotted'}"
+            )
+        actual = Image.open(io.BytesIO(actual_png))
+        comparison = compare(Image.open(io.BytesIO(expected_png)), actual)
+        media = self._write_media(expected_png, actual_png, comparison.diff_image())
+        self.record(
+            view=self.check.view,
+            baseline=reference.source,
+            viewport=f"{viewport[0]}x{viewport[1]}",
+            similarity=round(comparison.similarity, 6),
+            diff_ratio=round(comparison.diff_ratio, 6),
+            differing_pixels=comparison.differing_pixels,
+            size_note=comparison.note,
+            **media,
+        )
+        if problem is not None:
+            raise CheckFailed(f"check {self.check.view!r}: {problem}")
+        if is_blank(actual):
+            when = (
+                f"after {_count(len(self.check.actions), 'action')}"
+                if self.check.actions
+                else "on load"
+            )
+            red, green, blue = actual.convert("RGB").getpixel((0, 0))  # type: ignore[misc]
+            raise CheckFailed(
+                f"check {self.check.view!r}: the page is blank: the screenshot {when} is a single "
+                f"colour (#{red:02x}{green:02x}{blue:02x})"
+            )
+        max_diff: float | None = self.config.getoption("tcab_max_diff")
+        if max_diff is not None and comparison.diff_ratio > max_diff:
+            raise CheckFailed(
+                f"check {self.check.view!r}: {comparison.diff_ratio:.2%} of the pixels differ from "
+                f"the baseline, above {MAX_DIFF_OPTION}={max_diff:g} (similarity "
+                f"{comparison.similarity:.4f}; see {media['diff']})"
+            )
+
+    def _drive_page(self, page: Page, url: str) -> None:
+        from pytest_tcab.driving import DriveError
+        from pytest_tcab.driving import load
+        from pytest_tcab.driving import perform
+
+        log: PageLog = load(page, url, CHECK_TIMEOUT_MS)
+        perform(page, self.check.actions, self.run.case.handle, CHECK_TIMEOUT_MS)
+        if log.page_errors:
+            raise DriveError(f"the page threw while being driven: {log.page_errors[0]}")
+
+    def _screenshot(self, page: Page) -> bytes | None:
+        """The viewport as PNG, or None when the page cannot be screenshotted (hung or closed)."""
+        from playwright.sync_api import Error
+
+        from pytest_tcab.driving import screenshot_png
+
+        try:
+            return screenshot_png(page)
+        except Error:
+            return None
+
+    def _action_location(self, action_index: int | None) -> str:
+        """Where a failing action is written, so the author can go straight to it."""
+        if action_index is None:
+            return ""
+        key = ("check", self.index, "actions", action_index)
+        line = _line_of(self.run.case.manifest_path, key)
+        where = self.run.case.manifest_path.name + (f":{line}" if line else "")
+        return f"\n    at {where}: `{format_key_path(key)}`"
+
+    def _baseline(self, browser: BrowserSession, reference: _Baseline, viewport: Viewport) -> bytes:
+        """The baseline as PNG bytes, rendered once per (reference file, viewport) per session."""
+        from PIL import Image
+
+        from pytest_tcab.driving import DriveError
+        from pytest_tcab.driving import render_mockup
+
+        source = (self.run.case.folder / reference.source).resolve()
+        cache = self.config.stash.setdefault(_baselines_key, {})
+        if (source, viewport) in cache:
+            return cache[(source, viewport)]
+        if reference.media:
+            buffer = io.BytesIO()
+            with Image.open(source) as still:
+                still.save(buffer, format="PNG")
+            png = buffer.getvalue()
+        else:
+            url = self.run.server().url_for(REPORTER_PREFIX, reference.source)
+            # Its own context: the mockup shares the build's origin, so it must not leave
+            # storage or service state behind for the build to find.
+            context = browser.new_context(viewport)
+            try:
+                png = render_mockup(context, url, viewport, CHECK_TIMEOUT_MS)
+            except DriveError as error:
+                raise CheckFailed(
+                    f"check {self.check.view!r}: the baseline mockup {reference.source} "
+                    f"cannot be rendered: {error}"
+                ) from None
+            finally:
+                context.close()
+        cache[(source, viewport)] = png
+        return png
+
+    def _write_media(
+        self, expected_png: bytes, actual_png: bytes, diff: Image.Image
+    ) -> dict[str, str]:
+        """`checks/<view>__{expected,actual,diff}.png` under the run's output folder."""
+        folder = self.run.out_dir / "checks"
+        folder.mkdir(parents=True, exist_ok=True)
+        paths = {
+            name: folder / f"{self.check.view}__{name}.png"
+            for name in ("expected", "actual", "diff")
+        }
+        paths["expected"].write_bytes(expected_png)
+        paths["actual"].write_bytes(actual_png)
+        diff.save(paths["diff"], format="PNG")
+        return {name: str(path) for name, path in paths.items()}
+
+
+def _line_of(manifest: Path, key: KeyPath) -> int | None:
+    document = load(manifest)
+    return None if isinstance(document, Problem) else document.line_of(key)
+
+
+@dataclass(frozen=True)
+class _Baseline:
+    """The reference a check compares against: a mockup `path` or a still `media`."""
+
+    source: str
+    """The file, relative to the version folder."""
+    media: bool
+    """True for a still loaded from disk, False for a mockup rendered in the browser."""
+
+
+def _reference(variant: Variant, check: Check) -> _Baseline:
+    reference = variant.reference(check.baseline_view)
+    if reference is None:  # resolution rejects this; kept as a plain failure, not a crash
+        raise CheckFailed(
+            f"check {check.view!r}: variant {variant.slug!r} has no reference "
+            f"{check.baseline_view!r}"
+        )
+    if reference.media is not None:
+        return _Baseline(reference.media, media=True)
+    return _Baseline(reference.path or "", media=False)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _check_test(request: pytest.FixtureRequest, tcab_browser: BrowserSession) -> None:
+    """The test function of every check: the session browser arrives through its signature."""
+    item = request.node
+    assert isinstance(item, CheckItem)
+    item.drive(tcab_browser)
+
+
+def check_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item]:
+    """One `check[<view>]` per `[[check]]` of the case, pointing at its line of test-case.toml."""
+    for index, check in enumerate(run.case.checks):
+        line = _line_of(run.case.manifest_path, ("check", index))
+        yield CheckItem.from_parent(
+            parent,
+            name=f"check[{check.view}]",
+            callobj=_check_test,
+            run=run,
+            key=check.view,
+            location=(run.case.manifest_path, line),
+            check=check,
+            index=index,
+        )

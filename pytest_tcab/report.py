@@ -1,2 +1,382 @@
-def write_report(data, out):
-    p = out / "report.html"; p.write_text("<html></html>"); return p
+"""report.html: results.json laid out for a person, one section per run.
+
+The page is one file with its CSS inline and no script. Media are linked by their path
+relative to the output folder, not inlined: screenshots are hundreds of kilobytes each and
+clips cannot be inlined sensibly, and they already sit beside the report, so copying the
+output folder keeps the page whole.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from collections.abc import Iterable
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+REPORT_FILE = "report.html"
+
+OUTCOME_ORDER = ("failed", "over-ceiling", "passed", "excluded", "skipped")
+"""How counts are listed: what needs attention first."""
+
+_VIDEO_SUFFIXES = frozenset({".webm", ".mp4"})
+
+_CSS = """
+:root { --ink: #1d2330; --muted: #647084; --line: #dfe3ea; --card: #fff; --page: #f3f5f8;
+  --passed: #1f8a4c; --failed: #c62f3a; --skipped: #8a6d00; --over-ceiling: #c46a00;
+  --excluded: #6b4fb3; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
+  color: var(--ink); background: var(--page); }
+header.top { background: #141a26; color: #e8ecf3; padding: 18px 32px; }
+header.top h1 { margin: 0; font-size: 20px; font-weight: 600; }
+header.top p { margin: 4px 0 0; color: #9aa6ba; font-size: 13px; }
+main { max-width: 1320px; margin: 0 auto; padding: 24px 32px 48px; }
+section.run { background: var(--card); border: 1px solid var(--line); border-radius: 10px;
+  margin-bottom: 28px; overflow: hidden; }
+.run-head { padding: 18px 22px; border-bottom: 1px solid var(--line);
+  border-left: 6px solid var(--passed); }
+.run-head.bad { border-left-color: var(--failed); }
+.run-head h2 { margin: 0 0 2px; font-size: 22px; }
+.run-head .meta { color: var(--muted); font-size: 13px; }
+.run-head .meta b { color: var(--ink); font-weight: 600; }
+.counts { margin-top: 10px; display: flex; gap: 8px; flex-wrap: wrap; }
+.count { border-radius: 999px; padding: 2px 12px; font-weight: 600; font-size: 13px; color: #fff; }
+.part { padding: 16px 22px; border-bottom: 1px solid var(--line); }
+.part:last-child { border-bottom: 0; }
+.part > h3 { margin: 0 0 12px; font-size: 13px; text-transform: uppercase; letter-spacing: .06em;
+  color: var(--muted); }
+.badge { display: inline-block; border-radius: 4px; padding: 0 7px; font-size: 12px;
+  font-weight: 700; color: #fff; text-transform: uppercase; letter-spacing: .03em;
+  vertical-align: 2px; }
+.passed { background: var(--passed); } .failed { background: var(--failed); }
+.skipped { background: var(--skipped); } .over-ceiling { background: var(--over-ceiling); }
+.excluded { background: var(--excluded); } .other { background: var(--muted); }
+.item { margin-bottom: 18px; } .item:last-child { margin-bottom: 0; }
+.item-head { display: flex; align-items: baseline; gap: 10px; flex-wrap: wrap;
+  margin-bottom: 8px; }
+.item-head .name { font-weight: 600; font-size: 16px; }
+.figure { color: var(--muted); font-size: 13px; } .figure b { color: var(--ink); }
+.message { white-space: pre-wrap; font: 13px/1.4 ui-monospace, Menlo, Consolas, monospace;
+  background: #fdf1f2; border: 1px solid #f3c9cd; color: #7a1c24; border-radius: 6px;
+  padding: 8px 10px; margin: 0 0 10px; }
+.message.note { background: #fbf7e8; border-color: #eadfae; color: #5c4a00; }
+.trio { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 12px; }
+.gallery { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 12px; }
+figure { margin: 0; } figcaption { font-size: 12px; color: var(--muted); margin-bottom: 4px; }
+figure img, figure video { width: 100%; display: block; border: 1px solid var(--line);
+  border-radius: 6px; background: #0d0f14; }
+.missing { border: 1px dashed var(--line); border-radius: 6px; padding: 24px; text-align: center;
+  color: var(--muted); font-size: 13px; }
+table { border-collapse: collapse; width: 100%; font-size: 14px; }
+th, td { text-align: left; padding: 6px 10px; border-bottom: 1px solid var(--line);
+  vertical-align: top; }
+th { font-size: 12px; color: var(--muted); font-weight: 600; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+.bar { height: 10px; background: #e6e9ef; border-radius: 5px; overflow: hidden;
+  margin: 6px 0 12px; max-width: 520px; }
+.bar > span { display: block; height: 100%; background: var(--passed); }
+details { margin-top: 8px; } summary { cursor: pointer; color: var(--muted); font-size: 13px; }
+pre.log { background: #141a26; color: #d5dbe6; padding: 10px 12px; border-radius: 6px;
+  overflow: auto; max-height: 420px; font-size: 12px; margin: 6px 0 12px; }
+.figure + table { margin-top: 10px; }
+code { font: 13px ui-monospace, Menlo, Consolas, monospace; }
+"""
+
+
+def write_report(data: dict[str, Any], out_dir: Path) -> Path:
+    """Write `out_dir/report.html` from the results.json `data` and return its path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / REPORT_FILE
+    path.write_text(render(data, out_dir), encoding="utf-8")
+    return path
+
+
+def render(data: dict[str, Any], out_dir: Path) -> str:
+    """The whole page; media paths are made relative to `out_dir`, where the page lives."""
+    tools = ", ".join(f"{name} {version}" for name, version in data.get("tool", {}).items())
+    runs = data.get("runs", [])
+    title = _e(_title(runs))
+    body = "".join(_run(run, out_dir) for run in runs)
+    if not body:
+        body = '<p class="missing">No run items were recorded.</p>'
+    return (
+        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{title}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        f'<header class="top"><h1>{title}</h1><p>{_e(tools)}</p></header>\n'
+        f"<main>\n{body}</main>\n</body>\n</html>\n"
+    )
+
+
+def _title(runs: list[dict[str, Any]]) -> str:
+    if len(runs) != 1:
+        return f"Test Cabinet report: {len(runs)} runs"
+    run = runs[0]
+    return f"Test Cabinet report: {run.get('case')} {run.get('version')} #{run.get('variant')}"
+
+
+def _e(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def _get(item: dict[str, Any], key: str) -> str:
+    """An item's text field, escaped; empty when absent."""
+    return _e(item.get(key) or "")
+
+
+# -- one run ---------------------------------------------------------------------------------
+
+
+def _run(run: dict[str, Any], out_dir: Path) -> str:
+    counts = run.get("counts", {})
+    bad = any(counts.get(word) for word in ("failed", "over-ceiling"))
+    words = sorted(counts, key=lambda w: OUTCOME_ORDER.index(w) if w in OUTCOME_ORDER else 99)
+    badges = "".join(f'<span class="count {_css(w)}">{counts[w]} {_e(w)}</span>' for w in words)
+    head = (
+        f'<div class="run-head{" bad" if bad else ""}">'
+        f"<h2>{_get(run, 'case')} <small>{_get(run, 'version')}</small></h2>"
+        f'<div class="meta">variant <b>{_get(run, "variant")}</b> · engine'
+        f" <b>{_get(run, 'engine')}</b> · run <b>{_get(run, 'run')}</b> ·"
+        f" <code>{_get(run, 'source')}</code></div>"
+        f'<div class="counts">{badges}</div></div>'
+    )
+    by_kind: dict[str, list[dict[str, Any]]] = {}
+    for item in run.get("items", []):
+        by_kind.setdefault(item.get("kind", "other"), []).append(item)
+
+    def each(kind: str, render_one: Callable[[dict[str, Any]], str]) -> str:
+        return "".join(render_one(item) for item in by_kind.pop(kind, []))
+
+    parts = [
+        _part("Score", _score(run["score"])) if "score" in run else "",
+        _part("Performance", _performance(run["performance"], by_kind))
+        if "performance" in run else "",
+        _part("Build", each("build", _build)),
+        _part("Checks", each("check", lambda item: _check(item, out_dir))),
+        _part("Validation verdicts", each("validate", lambda item: _verdict(item, out_dir))),
+        _part("Proofs", _gallery(each("proof", lambda item: _proof(item, out_dir)))),
+        _part("Errata", _errata(run.get("errata", []))),
+    ]
+    others = [item for group in by_kind.values() for item in group]
+    parts.append(_part("Other items", "".join(_item(item, "") for item in others)))
+    return f'<section class="run">{head}{"".join(parts)}</section>\n'
+
+
+def _part(title: str, content: str) -> str:
+    return f'<div class="part"><h3>{_e(title)}</h3>{content}</div>' if content else ""
+
+
+def _css(outcome: str) -> str:
+    return outcome if outcome in OUTCOME_ORDER else "other"
+
+
+def _badge(outcome: str) -> str:
+    return f'<span class="badge {_css(outcome)}">{_e(outcome)}</span>'
+
+
+def _item(item: dict[str, Any], figures: str, *content: str) -> str:
+    """One item: its outcome, its name (the node id's last part), figures, why, then `content`."""
+    name = str(item.get("nodeid", "")).rpartition("::")[2]
+    name = name or f"{item.get('kind')}[{item.get('id')}]"
+    head = (
+        f'<div class="item-head">{_badge(item.get("outcome", "?"))}'
+        f'<span class="name">{_e(name)}</span>{figures}</div>'
+    )
+    return f'<div class="item">{head}{_message(item)}{"".join(content)}</div>'
+
+
+def _message(item: dict[str, Any]) -> str:
+    text = item.get("message")
+    if not text or item.get("outcome") == "passed":
+        return ""
+    note = " note" if item.get("outcome") in ("skipped", "excluded") else ""
+    return f'<pre class="message{note}">{_e(text)}</pre>'
+
+
+def _table(headers: Iterable[str], rows: Iterable[Iterable[str]],
+           numeric: Iterable[int] = ()) -> str:
+    """A table of already-escaped cells; `numeric` columns are right-aligned."""
+    right = set(numeric)
+
+    def cell(tag: str, index: int, text: str) -> str:
+        return f'<{tag} class="num">{text}</{tag}>' if index in right else f"<{tag}>{text}</{tag}>"
+
+    head = "".join(cell("th", i, _e(h)) for i, h in enumerate(headers))
+    body = "".join(
+        "<tr>" + "".join(cell("td", i, text) for i, text in enumerate(row)) + "</tr>"
+        for row in rows
+    )
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+# -- media -----------------------------------------------------------------------------------
+
+
+def _href(path: str, out_dir: Path) -> str:
+    """`path` as a URL relative to the report (items record media by absolute path)."""
+    target = Path(path)
+    if target.is_absolute():
+        try:
+            target = Path(os.path.relpath(target, out_dir))
+        except ValueError:  # another drive on Windows: only an absolute URL reaches it
+            return _e(target.as_uri())
+    return _e(quote(target.as_posix()))
+
+
+def _media(path: str | None, label: str, out_dir: Path, kind: str | None = None) -> str:
+    """A still or clip under `label` (markup, already escaped); a placeholder when not recorded."""
+    if not path:
+        missing = '<div class="missing">not recorded</div>'
+        return f"<figure><figcaption>{label}</figcaption>{missing}</figure>"
+    href = _href(path, out_dir)
+    if kind == "video" or Path(path).suffix.lower() in _VIDEO_SUFFIXES:
+        element = f'<video src="{href}" controls muted loop preload="metadata"></video>'
+    else:
+        element = f'<a href="{href}"><img src="{href}" alt="" loading="lazy"></a>'
+    return f"<figure><figcaption>{label}</figcaption>{element}</figure>"
+
+
+def _gallery(figures: str) -> str:
+    return f'<div class="gallery">{figures}</div>' if figures else ""
+
+
+# -- item kinds ------------------------------------------------------------------------------
+
+
+def _check(item: dict[str, Any], out_dir: Path) -> str:
+    figures = ""
+    if "similarity" in item:
+        figures = (
+            f'<span class="figure">similarity <b>{item["similarity"]:.2%}</b> ·'
+            f" {item.get('differing_pixels', 0):,} pixels differ · baseline"
+            f" <code>{_get(item, 'baseline')}</code> · {_get(item, 'viewport')}</span>"
+        )
+    note = ""
+    if item.get("size_note"):
+        note = f'<pre class="message note">{_get(item, "size_note")}</pre>'
+    trio = ""
+    if any(item.get(key) for key in ("expected", "actual", "diff")):
+        trio = (
+            '<div class="trio">'
+            + _media(item.get("expected"), "expected", out_dir)
+            + _media(item.get("actual"), "actual", out_dir)
+            + _media(item.get("diff"), "diff (differing pixels in red)", out_dir)
+            + "</div>"
+        )
+    return _item(item, figures, note, trio)
+
+
+def _proof(item: dict[str, Any], out_dir: Path) -> str:
+    badge = _badge(item.get("outcome", "?"))
+    label = f"{badge} {_get(item, 'id')} · <code>{_get(item, 'dest')}</code>"
+    if not item.get("present"):
+        why = _e(item.get("message") or "not written")
+        return f'<figure><figcaption>{label}</figcaption><div class="missing">{why}</div></figure>'
+    return _media(item.get("media"), label, out_dir, item.get("media_kind"))
+
+
+def _verdict(item: dict[str, Any], out_dir: Path) -> str:
+    figures = f'<span class="figure">driver <code>{_get(item, "script")}</code></span>'
+    lines = []
+    if item.get("excluded_by"):
+        lines.append(f"excluded from the score by erratum <b>{_get(item, 'excluded_by')}</b>")
+    if item.get("notes") and item["notes"] not in str(item.get("message", "")):
+        lines.append(f"notes: {_get(item, 'notes')}")
+    lines.extend(f"the page threw: {_e(error)}" for error in item.get("page_errors", []))
+    rows = []
+    for media in item.get("media", []):
+        output, kind = _get(media, "output"), media.get("kind")
+        pair = _media(media.get("path"), f"{output} ({_e(kind)})", out_dir, kind)
+        if media.get("baseline"):
+            pair += _media(media["baseline"], f"{output}: committed baseline", out_dir, kind)
+        rows.append(f'<div class="trio">{pair}</div>')
+    text = "".join(f'<p class="figure">{line}</p>' for line in lines)
+    return _item(item, figures if item.get("script") else "", text, *rows)
+
+
+def _build(item: dict[str, Any]) -> str:
+    steps = []
+    for step in item.get("steps", []):
+        state = "timed out" if step.get("timed_out") else f"exit {step.get('returncode')}"
+        steps.append(
+            f'<div class="figure"><code>$ {_get(step, "command")}</code> · {_e(state)}'
+            f" · {step.get('duration_s', 0):.2f} s</div>"
+            f'<pre class="log">{_get(step, "output") or "(no output)"}</pre>'
+        )
+    log = ""
+    if steps:
+        count = f"{len(steps)} step{'' if len(steps) == 1 else 's'}"
+        # A failed build's log is the first thing to read: it starts open.
+        opened = "" if item.get("outcome") == "passed" else " open"
+        log = f"<details{opened}><summary>build log ({count})</summary>{''.join(steps)}</details>"
+    passed = item.get("outcome") == "passed" and item.get("message")
+    figures = f'<span class="figure">{_get(item, "message")}</span>' if passed else ""
+    return _item(item, figures, log)
+
+
+# -- run-level blocks ------------------------------------------------------------------------
+
+
+def _score(score: dict[str, Any]) -> str:
+    earned, available = float(score.get("earned", 0)), float(score.get("available", 0))
+    parts = [f"<b>{earned:g}</b> of <b>{available:g}</b> points earned"]
+    if "decided_weight" in score:
+        parts.append(f"{float(score['decided_weight']):g} decided automatically"
+                     f" ({float(score.get('failed_weight', 0)):g} failed)")
+    parts.append(f"{float(score.get('pending_weight', 0)):g} left for the reviewer")
+    share = earned / available if available else 0.0
+    failed = score.get("failed", [])
+    failed_line = (f'<p class="figure">failed automatically: <b>{_e(", ".join(failed))}</b></p>'
+                   if failed else "")
+    rows = [
+        (_get(row, "id"), f"{float(row.get('earned', 0)):g}", f"{float(row.get('available', 0)):g}",
+         _e(", ".join(row.get("pending", [])) or "-"),
+         _e(", ".join(row.get("excluded", [])) or "-"))
+        for row in score.get("items", [])
+    ]
+    headers = ("item", "earned", "available", "left for the reviewer", "excluded")
+    table = _table(headers, rows, numeric=(1, 2))
+    return (
+        f'<div class="figure">{" · ".join(parts)}</div>'
+        f'<div class="bar"><span style="width:{share:.1%}"></span></div>{failed_line}{table}'
+    )
+
+
+def _performance(perf: dict[str, Any], by_kind: dict[str, list[dict[str, Any]]]) -> str:
+    total = perf.get("total_fuel")
+    verdict = (f"total stress fuel <b>{total:,}</b>" if total is not None
+               else "<b>no comparable fuel</b>: the run is not correct on every case")
+    sha = str(perf.get("module_sha256") or "")[:16]
+    meta = f" · wasmtime {_e(perf.get('wasmtime') or '?')} · module sha256 <code>{_e(sha)}</code>"
+    cases = by_kind.pop("correctness", []) + by_kind.pop("fuel", [])
+    rows = [
+        (_badge(case.get("outcome", "?")), f"{_get(case, 'kind')}[{_get(case, 'id')}]",
+         _fuel(case.get("fuel")), "" if case.get("outcome") == "passed" else _get(case, "message"))
+        for case in cases
+    ]
+    table = _table(("outcome", "case", "fuel", "why"), rows, numeric=(2,)) if rows else ""
+    return f'<div class="figure">{verdict}{meta}</div>{table}'
+
+
+def _fuel(value: object) -> str:
+    return f"{value:,}" if isinstance(value, int) else "-"
+
+
+def _errata(errata: list[dict[str, Any]]) -> str:
+    rows = [
+        (f"<code>{_get(e, 'id')}</code>", _get(e, "title"), _get(e, "severity"),
+         _e(e.get("review") or "-"), _erratum_scoring(e))
+        for e in errata
+    ]
+    return _table(("erratum", "title", "severity", "point", "scoring"), rows) if rows else ""
+
+
+def _erratum_scoring(erratum: dict[str, Any]) -> str:
+    if erratum.get("exclude_from_score"):
+        return "excluded from the score"
+    if erratum.get("affects_scoring"):
+        return "affects scoring: the reviewer weighs it"
+    return "no effect on the score"

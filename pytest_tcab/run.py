@@ -124,8 +124,10 @@ class RunContext:
     """What every item of one run shares; built and served at most once per session."""
 
     def __init__(self, config: pytest.Config, case: CaseVersion, variant: Variant, source: Path,
-                 engine: str, label: str) -> None:
+                 engine: str, label: str, reference: bool = False) -> None:
         self.config = config
+        self.reference = reference
+        """A reference implementation: the authored answer, which is asked for no proofs."""
         self.case = case
         self.variant = variant
         self.source = source
@@ -260,7 +262,7 @@ class ProofItem(RunItem):
         except PathEscapes as exc:
             pytest.fail(f"proof {self.proof.id!r}: {self.proof.dest!r} {exc}", pytrace=False)
         if not path.is_file():
-            self.record(present=False, dest=self.proof.dest, kind=self.proof.kind)
+            self.record(present=False, dest=self.proof.dest, media_kind=self.proof.kind)
             strict = self.config.getoption("tcab_strict")
             message = f"proof {self.proof.id!r} missing: the build wrote no {self.proof.dest}"
             if strict:
@@ -269,7 +271,7 @@ class ProofItem(RunItem):
         copy = self.run.out_dir / "proofs" / self.proof.dest
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, copy)
-        self.record(present=True, dest=self.proof.dest, kind=media_kind(self.proof.dest, PROOF_VIDEO_EXTENSIONS),
+        self.record(present=True, dest=self.proof.dest, media_kind=media_kind(self.proof.dest, PROOF_VIDEO_EXTENSIONS),
                     media=str(copy))
 
 
@@ -283,7 +285,7 @@ def run_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item
         yield from perf.perf_items(parent, run)
         return
     yield BuildItem.from_parent(parent, name="build", run=run, key="build")
-    for proof in run.variant.proofs:
+    for proof in () if run.reference else run.variant.proofs:
         yield ProofItem.from_parent(parent, name=f"proof[{proof.id}]", run=run, key=proof.id, proof=proof)
     yield from checks.check_items(parent, run)
     yield from drivers.validate_items(parent, run)
@@ -293,9 +295,11 @@ class RunDirectory(pytest.Directory):
     """`--tcab-run=DIR`: DIR's produced implementation, as the case it names."""
 
     def collect(self) -> Iterator[pytest.Item]:
+        from pytest_tcab.session import configured_root
         from pytest_tcab.session import suite_for
 
-        suite = suite_for(self.config, self.path / RUN_FILE)
+        # The run names its case in the configured suite, wherever the run dir itself lives.
+        suite = suite_for(self.config, configured_root(self.config) or self.path / RUN_FILE)
         try:
             spec = read_run_spec(self.path, self.config.getoption("tcab_case"))
             case, variant = find_case(suite, spec)
@@ -304,6 +308,23 @@ class RunDirectory(pytest.Directory):
         engine = spec.engine or "none"
         run = RunContext(self.config, case, variant, self.path, engine, label=self.path.name)
         yield from run_items(self, run)
+
+
+_reference_runs_key = pytest.StashKey[dict[tuple[Path, str], RunContext]]()
+
+
+def reference_context(config: pytest.Config, case: CaseVersion, variant: Variant) -> RunContext:
+    """The run of a variant's reference implementation, one per session.
+
+    Reference mode and baseline capture share it, so each reference implementation is built once.
+    """
+    runs = config.stash.setdefault(_reference_runs_key, {})
+    key = (case.manifest_path, variant.slug)
+    if key not in runs:
+        assert variant.reference_implementation is not None, "only variants with a reference implementation"
+        runs[key] = RunContext(config, case, variant, variant.reference_implementation, "none",
+                               label=f"reference-{case.slug}-{case.version}-{variant.slug}", reference=True)
+    return runs[key]
 
 
 class ReferenceRun(pytest.Collector):

@@ -61,9 +61,9 @@ class ResultsRecorder:
         entry = run.items.setdefault(report.nodeid, {"kind": item["kind"], "id": item["id"]})
         entry["outcome"] = _outcome(report, props)
         entry["duration_s"] = round(entry.get("duration_s", 0.0) + report.duration, 3)
-        if report.failed or report.skipped:
-            entry["message"] = _message(report)
         entry.update(figures)
+        if report.failed or report.skipped:  # the report's reason wins over a figure's summary
+            entry["message"] = _message(report)
 
     # -- writing -------------------------------------------------------------------------
     def results(self) -> dict[str, Any]:

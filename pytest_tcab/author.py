@@ -52,34 +52,48 @@ class ManifestFile(pytest.File):
         suite = suite_for(self.config, self.path)
         resolution = suite.resolve(self.path)
         experimental = resolution.experimental
+        # Imported here: both build on this module's ProblemsItem.
+        from pytest_tcab.prompts import catalog_template_items
+        from pytest_tcab.seeding import catalog_seed_items
+        from pytest_tcab.seeding import seed_key
+
+        if self.config.stash.get(seed_key, None) is not None and resolution.case is not None:
+            yield from catalog_seed_items(self, suite, resolution.case, experimental)
+            return
         for slug in resolution.variant_slugs:
             problems = resolution.problems_for(slug)
             yield ProblemsItem.from_parent(
                 self, name=f"resolve[{slug}]", check=lambda problems=problems: problems,
-                line=_first_line(problems, self.path), experimental=experimental,
+                line=first_line(problems, self.path), experimental=experimental,
             )
         if resolution.errata is not None:
             errata = resolution.errata
             yield ProblemsItem.from_parent(
-                self, name="errata", check=lambda: errata, line=_first_line(errata, self.path),
+                self, name="errata", check=lambda: errata, line=first_line(errata, self.path),
                 experimental=experimental,
             )
         yield ProblemsItem.from_parent(
             self, name="slug", check=lambda: slug_problems(suite, self.path), experimental=experimental,
         )
+        if resolution.case is not None:
+            yield from catalog_template_items(self, resolution.case, experimental)
+            yield from catalog_seed_items(self, suite, resolution.case, experimental)
         if self.config.getoption("tcab_reference") and resolution.case is not None:
             yield from self._reference_runs(resolution.case)
+        if self.config.getoption("tcab_capture_baselines") and resolution.case is not None:
+            from pytest_tcab.baselines import baseline_items
+
+            yield from baseline_items(self, resolution.case)
 
     def _reference_runs(self, case: CaseVersion) -> Iterator[pytest.Collector]:
         """`--tcab-reference`: each variant's reference implementation, validated as a run."""
         from pytest_tcab.run import ReferenceRun
-        from pytest_tcab.run import RunContext
+        from pytest_tcab.run import reference_context
 
         for variant in case.variants:
             if variant.reference_implementation is None:
                 continue
-            run = RunContext(self.config, case, variant, variant.reference_implementation, "none",
-                             label=f"reference-{case.slug}-{case.version}-{variant.slug}")
+            run = reference_context(self.config, case, variant)
             yield ReferenceRun.from_parent(self, name=f"reference[{variant.slug}]", run=run)
 
 
@@ -90,8 +104,9 @@ class SuiteConfigFile(pytest.File):
         suite = suite_for(self.config, self.path)
         problems = suite.config_problems
         yield ProblemsItem.from_parent(self, name="config", check=lambda: problems,
-                                       line=_first_line(problems, self.path))
+                                       line=first_line(problems, self.path))
 
 
-def _first_line(problems: list[Problem], path: Path) -> int | None:
+def first_line(problems: list[Problem], path: Path) -> int | None:
+    """The first line of `path` the problems point at: where the item's location should lead."""
     return min((p.line for p in problems if p.path == path and p.line), default=None)

@@ -1,3 +1,256 @@
-"""placeholder"""
-def validate_items(parent, run):
-    return []
+"""`validate[<verdict>]` items: a validation driver decides a verdict against the served build.
+
+Each verdict unit that declares `validation` becomes one item, reported at the line of its
+`validation` table. The item loads the build from the loopback server, imports the driver from
+the reporter-side path and maps what it returns: true passes, false fails with the driver's
+notes, null is left for the reviewer (a skip), and any load-bearing failure fails with its
+reason. The media the driver produces land in the run's output folder beside the committed
+baseline they are compared with. Baseline capture (`baselines.py`) drives through `drive` too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+
+import pytest
+
+from pytest_tcab.case import CaseVersion
+from pytest_tcab.case import Variant
+from pytest_tcab.case import VerdictUnit
+from pytest_tcab.errors import KeyPath
+from pytest_tcab.errors import TcabError
+from pytest_tcab.models.manifest import Output
+from pytest_tcab.run import REPORTER_PREFIX
+from pytest_tcab.run import RunContext
+from pytest_tcab.run import RunItem
+from pytest_tcab.scoring import excluded_verdicts
+from pytest_tcab.toml import TomlDocument
+from pytest_tcab.toml import load
+
+if TYPE_CHECKING:
+    from pytest_tcab.browser import BrowserSession
+    from pytest_tcab.driving import DriverRun
+
+DRIVER_TIMEOUT_OPTION = "--tcab-driver-timeout"
+BASELINE_FOLDER = "validation-baseline"
+"""Committed baselines live in `<version>/validation-baseline/<variant>/`."""
+MEDIA_FOLDER = "validation"
+"""A run's driver media go to `<out>/<run>/validation/`."""
+LOAD_TIMEOUT_MS = 30_000.0
+"""Bounds loading the build before its driver starts; the driver has its own timeout."""
+
+
+class DriverFailed(TcabError):
+    """The verdict fails: the driver decided false, or could not decide (a load-bearing failure)."""
+
+
+def media_name(verdict_id: str, output: Output) -> str:
+    """`<verdict>__<output>.<ext>`: the same name for a run's media and the committed baseline."""
+    return f"{verdict_id}__{output.id}.{'webm' if output.kind == 'video' else 'png'}"
+
+
+def baseline_folder(case: CaseVersion, variant: Variant) -> Path:
+    return case.folder / BASELINE_FOLDER / variant.slug
+
+
+@dataclass(frozen=True)
+class Drive:
+    """One driver run against one build: what it decided and the media it left, by output id."""
+
+    result: DriverRun
+    verdict: bool | None
+    """The unit's verdict; None when the driver left it open or could not decide (see `result.error`)."""
+    media: dict[str, Path]
+    page_errors: tuple[str, ...]
+    """Uncaught errors of the build while it was driven: context for a failure, not a verdict."""
+
+
+def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir: Path,
+          timeout_s: float) -> Drive:
+    """Load the run's build in a fresh context, run the unit's driver, keep its stills and clip.
+
+    The clip of a video output records the whole drive, from the page load on, and is saved
+    when the page closes, whether the driver passed, failed or timed out: it is the evidence.
+    """
+    from pytest_tcab.browser import DEFAULT_VIEWPORT
+    from pytest_tcab.driving import DriveError
+    from pytest_tcab.driving import DriverRun
+    from pytest_tcab.driving import OutputSpec
+    from pytest_tcab.driving import finish_video
+    from pytest_tcab.driving import load as load_page
+    from pytest_tcab.driving import run_driver
+
+    validation = unit.validation
+    assert validation is not None, "only units that declare validation are driven"
+    handle = run.case.handle
+    if handle is None:  # resolution rejects this; kept as the verdict's reason, not a crash
+        raise DriverFailed(f"{validation.script}: the case declares no [instrumentation] handle")
+    server = run.server()
+    viewport = run.config.getoption("tcab_viewport") or DEFAULT_VIEWPORT
+    outputs = [OutputSpec(output.id, output.kind) for output in validation.outputs]
+    video = next((output for output in validation.outputs if output.kind == "video"), None)
+    recording = run.scratch() / "recordings" / unit.id if video is not None else None
+    media_dir.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport, record_video_dir=recording)
+    try:
+        page = context.new_page()
+        page_errors: list[str] = []
+        try:
+            log = load_page(page, server.url, LOAD_TIMEOUT_MS)
+        except DriveError as error:
+            result = DriverRun({}, "", {}, f"the build could not be loaded: {error}")
+        else:
+            page_errors = log.page_errors
+            result = run_driver(page, server.url_for(REPORTER_PREFIX, validation.script), handle, outputs,
+                                [unit.id], timeout_s, media_dir, unit.id, driver_name=validation.script)
+        media = dict(result.images)
+        if video is not None:
+            clip = finish_video(page, media_dir / media_name(unit.id, video))
+            if clip is not None:
+                media[video.id] = clip
+    finally:
+        context.close()
+    return Drive(result, result.verdicts.get(unit.id), media, tuple(page_errors))
+
+
+class BrowserFunction(pytest.Function):
+    """An item whose test function takes the session browser as the `tcab_browser` fixture.
+
+    A host with no Chromium skips it with the one shared reason; `--tcab-strict` makes that a
+    failure, as a gating validator would.
+    """
+
+    def setup(self) -> None:
+        from pytest_tcab.browser import NO_BROWSER_REASON
+
+        try:
+            super().setup()
+        except pytest.skip.Exception as skip:
+            if self.config.getoption("tcab_strict") and str(skip.msg) == NO_BROWSER_REASON:
+                pytest.fail(f"{NO_BROWSER_REASON} (--tcab-strict)", pytrace=False)
+            raise
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        """Our failures as their message; `style` is accepted so RunItem's override can defer here."""
+        if isinstance(excinfo.value, TcabError):
+            return str(excinfo.value)
+        return pytest.Function.repr_failure(self, excinfo)
+
+
+class ValidateItem(RunItem, BrowserFunction):
+    """`validate[<verdict>]`: one verdict unit's driver against the run's build."""
+
+    kind = "validate"
+
+    def __init__(self, *, unit: VerdictUnit, excluded_by: str | None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.unit = unit
+        self.excluded_by = excluded_by
+        """The erratum whose `exclude_from_score` removes this point: its failure is an xfail."""
+
+    def validate(self, browser: BrowserSession) -> None:
+        """Drive, record what the driver decided and produced, then judge the verdict."""
+        assert self.unit.validation is not None
+        self.run.require_build()
+        timeout_s = float(self.config.getoption("tcab_driver_timeout"))
+        outcome = drive(browser, self.run, self.unit, self.run.out_dir / MEDIA_FOLDER, timeout_s)
+        folder = baseline_folder(self.run.case, self.run.variant)
+        media = []
+        for output in self.unit.validation.outputs:
+            baseline = folder / media_name(self.unit.id, output)
+            produced = outcome.media.get(output.id)
+            media.append({"output": output.id, "kind": output.kind, "path": str(produced) if produced else None,
+                          "baseline": str(baseline) if baseline.is_file() else None})
+        figures: dict[str, Any] = {"script": self.unit.validation.script, "verdict": outcome.verdict,
+                                   "notes": outcome.result.notes, "media": media}
+        if self.excluded_by is not None:
+            figures["excluded_by"] = self.excluded_by
+        if outcome.page_errors:
+            figures["page_errors"] = list(outcome.page_errors)
+        self.record(**figures)
+        self._judge(outcome, self.unit.validation.script)
+
+    def _judge(self, outcome: Drive, script: str) -> None:
+        notes = outcome.result.notes
+        if outcome.result.error is not None:
+            reason = f"{script}: {outcome.result.error}"
+            if notes:
+                reason += f"\n    notes: {notes}"
+            if outcome.page_errors:
+                reason += f"\n    the page threw while driven: {outcome.page_errors[0]}"
+            self._fail(reason)
+        elif outcome.verdict is None:
+            reason = f"left for the reviewer: {notes or 'the driver could not meet its precondition (no notes)'}"
+            if self.config.getoption("tcab_strict"):
+                pytest.fail(f"{reason} (--tcab-strict)", pytrace=False)
+            pytest.skip(reason)
+        elif outcome.verdict is False:
+            self._fail(f'verdict "{self.unit.id}" is false: {notes or "the driver left no notes"}')
+
+    def _fail(self, reason: str) -> None:
+        """Fail the verdict, unless an erratum excludes the point: then it no longer gates the run."""
+        if self.excluded_by is not None:
+            pytest.xfail(f"excluded by erratum {self.excluded_by}: {reason}")
+        raise DriverFailed(reason)
+
+
+def _validate_test(request: pytest.FixtureRequest, tcab_browser: BrowserSession) -> None:
+    """The test function of every validate item: the session browser arrives through its signature."""
+    item = request.node
+    assert isinstance(item, ValidateItem)
+    item.validate(tcab_browser)
+
+
+def excluding_errata(case: CaseVersion, variant: Variant) -> dict[str, str]:
+    """Verdict id -> the id of the first erratum that excludes it from this variant's score."""
+    excluded: dict[str, str] = {}
+    for erratum in case.errata:
+        for verdict in excluded_verdicts(variant, [erratum]):
+            excluded.setdefault(verdict, erratum.id)
+    return excluded
+
+
+def validation_lines(case: CaseVersion, variant: Variant) -> dict[str, tuple[Path, int | None]]:
+    """Verdict id -> the file and line of its `validation` table (test-case.toml or the variant file)."""
+    manifest = load(case.manifest_path)
+    if not isinstance(manifest, TomlDocument):
+        return {}
+    documents = [manifest]
+    for relative in manifest.data.get("variants", []):
+        loaded = load(case.folder / relative)
+        if isinstance(loaded, TomlDocument) and (loaded.data.get("slug") or loaded.path.stem) == variant.slug:
+            documents.append(loaded)
+    return {verdict: (document.path, document.line_of(key))
+            for document in documents for verdict, key in _validation_keys(document.data)}
+
+
+def _validation_keys(data: dict[str, Any]) -> Iterator[tuple[str, KeyPath]]:
+    """Each verdict id a document declares validation for, with the key path of that table."""
+    for i, item in enumerate(data.get("review_item", [])):
+        if "validation" in item:
+            yield item["id"], ("review_item", i, "validation")
+        for spelling in ("sub_items", "sub_item"):
+            for j, sub in enumerate(item.get(spelling, [])):
+                if "validation" in sub:
+                    yield f"{item['id']}.{sub['id']}", ("review_item", i, spelling, j, "validation")
+    for i, category in enumerate(data.get("review", {}).get("categories", [])):
+        for j, item in enumerate(category.get("items", [])):
+            if "validation" in item:
+                yield f"{category['id']}.{item['id']}", ("review", "categories", i, "items", j, "validation")
+
+
+def validate_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item]:
+    """One `validate[<verdict>]` per verdict unit of the run's variant that declares validation."""
+    lines = validation_lines(run.case, run.variant)
+    excluded = excluding_errata(run.case, run.variant)
+    for unit in run.variant.units():
+        if unit.validation is None:
+            continue
+        yield ValidateItem.from_parent(
+            parent, name=f"validate[{unit.id}]", callobj=_validate_test, run=run, key=unit.id,
+            location=lines.get(unit.id), unit=unit, excluded_by=excluded.get(unit.id),
+        )

@@ -1,0 +1,2 @@
+// malformed: a driver must return { verdicts, notes }.
+export default async () => 'yes';

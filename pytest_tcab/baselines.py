@@ -13,14 +13,15 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
 
+from pytest_tcab.browser import BrowserFunction
+from pytest_tcab.browser import BrowserSession
+from pytest_tcab.browser import browser_test
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import VerdictUnit
-from pytest_tcab.drivers import BrowserFunction
 from pytest_tcab.drivers import baseline_folder
 from pytest_tcab.drivers import drive
 from pytest_tcab.drivers import media_name
@@ -28,9 +29,6 @@ from pytest_tcab.drivers import validation_lines
 from pytest_tcab.errors import TcabError
 from pytest_tcab.run import RunContext
 from pytest_tcab.run import reference_context
-
-if TYPE_CHECKING:
-    from pytest_tcab.browser import BrowserSession
 
 CAPTURE_BASELINES_OPTION = "--tcab-capture-baselines"
 
@@ -73,7 +71,7 @@ class BaselineItem(BrowserFunction):
         path, line = self._location or (self.run.case.manifest_path, None)
         return path, (line - 1) if line else 0, f"tcab: {self.name}"
 
-    def capture(self, browser: BrowserSession) -> None:
+    def use_browser(self, browser: BrowserSession) -> None:
         """Drive the reference build; only a passing drive replaces the committed media."""
         validation = self.unit.validation
         assert validation is not None
@@ -114,13 +112,6 @@ def _status(source: Path, dest: Path, kind: str) -> str:
     return UNCHANGED if source.read_bytes() == dest.read_bytes() else CHANGED
 
 
-def _capture_test(request: pytest.FixtureRequest, tcab_browser: BrowserSession) -> None:
-    """The test function of every baseline item: the session browser arrives through its signature."""
-    item = request.node
-    assert isinstance(item, BaselineItem)
-    item.capture(tcab_browser)
-
-
 def baseline_items(parent: pytest.Collector, case: CaseVersion) -> Iterator[pytest.Item]:
     """A `baseline[<variant>:<verdict>]` per validated unit of each variant with a reference implementation."""
     for variant in case.variants:
@@ -131,7 +122,7 @@ def baseline_items(parent: pytest.Collector, case: CaseVersion) -> Iterator[pyte
         for unit in variant.units():
             if unit.validation is None:
                 continue
-            yield BaselineItem.from_parent(parent, name=f"baseline[{variant.slug}:{unit.id}]", callobj=_capture_test,
+            yield BaselineItem.from_parent(parent, name=f"baseline[{variant.slug}:{unit.id}]", callobj=browser_test,
                                            run=run, unit=unit, location=lines.get(unit.id))
 
 

@@ -357,3 +357,44 @@ def tcab_browser(
         yield session
     finally:
         session.close()
+
+
+class BrowserFunction(pytest.Function):
+    """An item driven in the session browser: `use_browser` gets it through `browser_test`.
+
+    It is a `pytest.Function` so the browser arrives as the `tcab_browser` fixture, through
+    public API. A host with no Chromium skips with the one shared reason; `--tcab-strict`
+    turns that into a failure, reported in the call phase like every other strict failure.
+    """
+
+    _no_browser = False
+
+    def use_browser(self, browser: BrowserSession) -> None:
+        raise NotImplementedError
+
+    def setup(self) -> None:
+        try:
+            super().setup()
+        except pytest.skip.Exception as skip:
+            if not (self.config.getoption("tcab_strict") and str(skip.msg) == NO_BROWSER_REASON):
+                raise
+            self._no_browser = True
+
+    def runtest(self) -> None:
+        if self._no_browser:
+            pytest.fail(f"{NO_BROWSER_REASON} (--tcab-strict)", pytrace=False)
+        super().runtest()
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        """Our failures as their plain message, never a traceback."""
+        if isinstance(excinfo.value, TcabError):
+            return str(excinfo.value)
+        return pytest.Function.repr_failure(self, excinfo)
+
+
+def browser_test(request: pytest.FixtureRequest, tcab_browser: BrowserSession) -> None:
+    """The test function of every browser item (a plain function: fixtures come from its signature)."""
+    item = request.node
+    assert isinstance(item, BrowserFunction)
+    item.use_browser(tcab_browser)
+

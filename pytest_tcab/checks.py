@@ -19,6 +19,9 @@ from typing import Any
 
 import pytest
 
+from pytest_tcab.browser import BrowserFunction
+from pytest_tcab.browser import BrowserSession
+from pytest_tcab.browser import browser_test
 from pytest_tcab.errors import KeyPath
 from pytest_tcab.errors import Problem
 from pytest_tcab.errors import TcabError
@@ -33,7 +36,6 @@ if TYPE_CHECKING:
     from PIL import Image
     from playwright.sync_api import Page
 
-    from pytest_tcab.browser import BrowserSession
     from pytest_tcab.case import Variant
     from pytest_tcab.driving import PageLog
 
@@ -75,7 +77,7 @@ class CheckFailed(TcabError):
     """The build could not be driven into the view, drew nothing, or strays too far from it."""
 
 
-class CheckItem(RunItem, pytest.Function):
+class CheckItem(RunItem, BrowserFunction):
     """`check[<view>]`: one `[[check]]` of the case, reported at its line of test-case.toml."""
 
     kind = "check"
@@ -85,36 +87,8 @@ class CheckItem(RunItem, pytest.Function):
         self.check = check
         self.index = index
         """Position in `[[check]]`, for the key path of a failing action."""
-        self._no_browser = False
-        """Set in setup when --tcab-strict must turn the no-browser skip into a failure."""
 
-    def setup(self) -> None:
-        from pytest_tcab.browser import NO_BROWSER_REASON
-
-        try:
-            super().setup()
-        except pytest.skip.Exception as skip:
-            if not (self.config.getoption("tcab_strict") and skip.msg == NO_BROWSER_REASON):
-                raise
-            # Failed in the call phase, like every other strict failure, not as a setup error.
-            self._no_browser = True
-
-    def runtest(self) -> None:
-        if self._no_browser:
-            from pytest_tcab.browser import NO_BROWSER_REASON
-
-            pytest.fail(f"{NO_BROWSER_REASON} (--tcab-strict)", pytrace=False)
-        super().runtest()
-
-    def repr_failure(  # type: ignore[override]
-        self, excinfo: pytest.ExceptionInfo[BaseException]
-    ) -> Any:
-        """Our failures as their plain message; RunItem's override would pass `style`."""
-        if isinstance(excinfo.value, TcabError):
-            return str(excinfo.value)
-        return pytest.Function.repr_failure(self, excinfo)
-
-    def drive(self, browser: BrowserSession) -> None:
+    def use_browser(self, browser: BrowserSession) -> None:
         """Render the baseline, drive the build, screenshot, compare, record; then judge."""
         from PIL import Image
 
@@ -290,13 +264,6 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _check_test(request: pytest.FixtureRequest, tcab_browser: BrowserSession) -> None:
-    """The test function of every check: the session browser arrives through its signature."""
-    item = request.node
-    assert isinstance(item, CheckItem)
-    item.drive(tcab_browser)
-
-
 def check_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item]:
     """One `check[<view>]` per `[[check]]` of the case, pointing at its line of test-case.toml."""
     for index, check in enumerate(run.case.checks):
@@ -304,7 +271,7 @@ def check_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.It
         yield CheckItem.from_parent(
             parent,
             name=f"check[{check.view}]",
-            callobj=_check_test,
+            callobj=browser_test,
             run=run,
             key=check.view,
             location=(run.case.manifest_path, line),

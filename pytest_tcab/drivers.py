@@ -18,6 +18,9 @@ from typing import Any
 
 import pytest
 
+from pytest_tcab.browser import BrowserFunction
+from pytest_tcab.browser import BrowserSession
+from pytest_tcab.browser import browser_test
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import Variant
 from pytest_tcab.case import VerdictUnit
@@ -32,7 +35,6 @@ from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import load
 
 if TYPE_CHECKING:
-    from pytest_tcab.browser import BrowserSession
     from pytest_tcab.driving import DriverRun
 
 DRIVER_TIMEOUT_OPTION = "--tcab-driver-timeout"
@@ -117,30 +119,6 @@ def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir
     return Drive(result, result.verdicts.get(unit.id), media, tuple(page_errors))
 
 
-class BrowserFunction(pytest.Function):
-    """An item whose test function takes the session browser as the `tcab_browser` fixture.
-
-    A host with no Chromium skips it with the one shared reason; `--tcab-strict` makes that a
-    failure, as a gating validator would.
-    """
-
-    def setup(self) -> None:
-        from pytest_tcab.browser import NO_BROWSER_REASON
-
-        try:
-            super().setup()
-        except pytest.skip.Exception as skip:
-            if self.config.getoption("tcab_strict") and str(skip.msg) == NO_BROWSER_REASON:
-                pytest.fail(f"{NO_BROWSER_REASON} (--tcab-strict)", pytrace=False)
-            raise
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        """Our failures as their message; `style` is accepted so RunItem's override can defer here."""
-        if isinstance(excinfo.value, TcabError):
-            return str(excinfo.value)
-        return pytest.Function.repr_failure(self, excinfo)
-
-
 class ValidateItem(RunItem, BrowserFunction):
     """`validate[<verdict>]`: one verdict unit's driver against the run's build."""
 
@@ -152,7 +130,7 @@ class ValidateItem(RunItem, BrowserFunction):
         self.excluded_by = excluded_by
         """The erratum whose `exclude_from_score` removes this point: its failure is an xfail."""
 
-    def validate(self, browser: BrowserSession) -> None:
+    def use_browser(self, browser: BrowserSession) -> None:
         """Drive, record what the driver decided and produced, then judge the verdict."""
         assert self.unit.validation is not None
         self.run.require_build()
@@ -196,13 +174,6 @@ class ValidateItem(RunItem, BrowserFunction):
         if self.excluded_by is not None:
             pytest.xfail(f"excluded by erratum {self.excluded_by}: {reason}")
         raise DriverFailed(reason)
-
-
-def _validate_test(request: pytest.FixtureRequest, tcab_browser: BrowserSession) -> None:
-    """The test function of every validate item: the session browser arrives through its signature."""
-    item = request.node
-    assert isinstance(item, ValidateItem)
-    item.validate(tcab_browser)
 
 
 def excluding_errata(case: CaseVersion, variant: Variant) -> dict[str, str]:
@@ -251,6 +222,6 @@ def validate_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest
         if unit.validation is None:
             continue
         yield ValidateItem.from_parent(
-            parent, name=f"validate[{unit.id}]", callobj=_validate_test, run=run, key=unit.id,
+            parent, name=f"validate[{unit.id}]", callobj=browser_test, run=run, key=unit.id,
             location=lines.get(unit.id), unit=unit, excluded_by=excluded.get(unit.id),
         )

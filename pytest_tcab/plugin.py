@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_tcab import seeding
 from pytest_tcab.author import ManifestFile
 from pytest_tcab.author import SuiteConfigFile
 from pytest_tcab.checks import MAX_DIFF_OPTION
@@ -15,13 +16,12 @@ from pytest_tcab.checks import parse_viewport
 from pytest_tcab.definitions import collect_definition_file
 from pytest_tcab.drivers import DRIVER_TIMEOUT_OPTION
 from pytest_tcab.resolve.manifest import catalog_type
-from pytest_tcab.session import SUITE_INI
-from pytest_tcab.session import SUITE_OPTION
-from pytest_tcab.session import configured_root
-from pytest_tcab import seeding
 from pytest_tcab.seeding import SEED_OPTION
 from pytest_tcab.seeding import configure_seed
 from pytest_tcab.seeding import seed_key
+from pytest_tcab.session import SUITE_INI
+from pytest_tcab.session import SUITE_OPTION
+from pytest_tcab.session import configured_root
 from pytest_tcab.session import experimental_allowed
 from pytest_tcab.suite import CONFIG_FILE
 from pytest_tcab.suite import MANIFEST_FILE

@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 HOST = "127.0.0.1"
 """Loopback only: a produced build is untrusted and must not be reachable from the network."""
@@ -83,7 +84,7 @@ class StaticServer:
             raise ValueError(f"nothing is served at {prefix!r}; known: {sorted(self._folders)}")
         return self.url + prefix.lstrip("/") + urllib.parse.quote(relpath.lstrip("/"))
 
-    def __enter__(self) -> StaticServer:
+    def __enter__(self) -> Self:
         handler = type("_BoundHandler", (_Handler,), {"routes": self._routes})
         self._httpd = _Server((HOST, 0), handler)
         # A short poll interval keeps shutdown (once per item or session) from costing 0.5 s.

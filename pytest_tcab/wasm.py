@@ -15,6 +15,7 @@ from importlib.metadata import version
 from pathlib import Path
 from types import TracebackType
 from typing import Literal
+from typing import Self
 
 import wasmtime
 
@@ -182,7 +183,7 @@ class WasmRunner:
         self._stop.set()
         self._ticker.join()
 
-    def __enter__(self) -> WasmRunner:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(

@@ -18,7 +18,8 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 def _iso_date(value: str | datetime.date) -> str | datetime.date:
     if isinstance(value, datetime.datetime):
-        raise ValueError("must be a date (YYYY-MM-DD), not a date-time")
+        # pydantic reports a ValueError as the author's mistake; a TypeError would be ours.
+        raise ValueError("must be a date (YYYY-MM-DD), not a date-time")  # noqa: TRY004
     if isinstance(value, str):
         try:
             if not _DATE.fullmatch(value):

@@ -98,12 +98,11 @@ class Reference(StrictModel):
                 "`path` for an HTML mockup rendered to a screenshot, `media` for a static "
                 "image or .mp4"
             )
-        if self.path is not None and media_kind(self.path, frozenset()) is None:
-            if PurePosixPath(self.path).suffix.lower() not in MOCKUP_EXTENSIONS:
-                raise ValueError(
-                    f"`path` {self.path!r} is not an HTML mockup (.html); "
-                    "use `media` for a static image or video"
-                )
+        if self.path is not None and PurePosixPath(self.path).suffix.lower() not in MOCKUP_EXTENSIONS:
+            raise ValueError(
+                f"`path` {self.path!r} is not an HTML mockup (.html); "
+                "use `media` for a static image or video"
+            )
         if self.media is not None and self.kind is None:
             raise ValueError(
                 f"`media` {self.media!r} has an extension that is neither an image "

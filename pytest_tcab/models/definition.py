@@ -1,0 +1,334 @@
+"""Mirrors of the test-suite layout: `version.toml`, `test-cases/<name>.toml`, specifications, assets.
+
+A definition's keys depend on its type, so each type has its own model and resolution picks
+the one the `type` key names (`DEFINITION_MODELS`); the keys a type does not declare are
+explained by `KEY_OWNERS` before the strict model would call them unknown.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from typing import Annotated
+from typing import Literal
+from typing import TypeAlias
+
+from pydantic import Field
+from pydantic import create_model
+
+from pytest_tcab.models.base import StrictModel
+from pytest_tcab.models.fields import Id
+from pytest_tcab.models.fields import KebabSlug
+from pytest_tcab.models.fields import PositiveNumber
+from pytest_tcab.models.fields import RelPath
+from pytest_tcab.models.fields import Text
+from pytest_tcab.models.manifest import Build
+from pytest_tcab.models.manifest import Difficulty
+from pytest_tcab.models.performance import Contract
+from pytest_tcab.models.performance import Identifier as EntryName
+from pytest_tcab.models.performance import PerfBuild
+from pytest_tcab.models.performance import PerfCase
+from pytest_tcab.models.performance import Sandbox
+
+AssetKind = Literal["sprite", "sprite-sheet", "voxel", "blender", "particle", "music", "audio-fx"]
+CODE_TYPES = ("end-to-end", "full-stack")
+"""Types whose subject is code the model wrote: they declare engines and their tables."""
+ASSET_TYPES = ("sprite", "voxel", "blender", "particle", "music", "audio-fx")
+"""Types whose subject is an asset the model produces, named by the type's own table."""
+WASM_TYPES = ("performance", "adversarial")
+"""Types whose Rust is built into a wasm module; they name their starter folder with `workspace`."""
+PENDING_TYPES = ("puzzle",)
+"""Types the spec names but leaves "TBD" in the test-suite layout."""
+
+
+# -- version.toml --------------------------------------------------------------------------
+
+
+class VersionInfo(StrictModel):
+    """`versions/<version>/version.toml`: what the site shows about one suite version."""
+
+    version: str
+    """The version folder's own name, e.g. `v1.0.0`; runs record it."""
+    tags: list[str]
+    """Free-form classification tags (required, may be empty)."""
+    summary: str | None = None
+    """A one- or two-sentence abstract (site-facing, never seeded)."""
+    description: RelPath | None = None
+    """Site-facing prose, a Markdown file (never seeded)."""
+    changelog: RelPath
+    """What changed in this version, a Markdown file (required, never seeded)."""
+
+
+# -- specifications and assets ---------------------------------------------------------------
+
+
+class Requirement(StrictModel):
+    """One RFC 2119 requirement of a specification: seeded, and graded by the suite's validators."""
+
+    id: Id
+    kind: Literal["functional", "non-functional"]
+    text: Text
+    """The requirement, stated with an RFC 2119 keyword in capitals (MUST, SHOULD, MAY, ...)."""
+    validators: list[RelPath] = []
+    """Reporter-side validator files, relative to the version's `validators/` (never seeded)."""
+
+
+class Specification(StrictModel):
+    """`specifications/**/specification.toml`; its prose is `specification.md` beside it."""
+
+    id: Id
+    """The id definitions name in `specifications` (not the folder name)."""
+    name: Text
+    summary: Text
+    path: RelPath
+    """Where the seeded document lands, under `specs/` of the run workspace."""
+    requirement: list[Requirement] = []
+
+
+class Asset(StrictModel):
+    """`assets/<id>/asset.toml`: an asset a run is given or a model is asked to produce."""
+
+    id: Id
+    """Equal to the asset's folder name; definitions name the asset by it."""
+    name: Text
+    kind: AssetKind
+    specification: Id
+    """The id of the specification that describes this asset."""
+    files: Annotated[list[RelPath], Field(min_length=1)]
+    """The asset's files, relative to its folder."""
+
+
+# -- definitions ------------------------------------------------------------------------------
+
+
+class Toolchain(StrictModel):
+    """The TypeScript commands run over a produced implementation."""
+
+    typecheck: Text
+    """Required: a non-zero exit rates the run broken."""
+    lint: Text | None = None
+    format: Text | None = None
+    test: Text | None = None
+
+
+class AssetTable(StrictModel):
+    """The table of an asset-producing type: which asset the model produces."""
+
+    id: Id
+    """Names an asset under assets/ whose kind fits the type."""
+
+
+class SpriteTable(AssetTable):
+    """`[sprite]`: a single sprite, or a sprite sheet for a single entity."""
+
+    sheet: bool = False
+    """Selects the sprite-sheet asset kind over sprite."""
+
+
+class VoxelTable(AssetTable):
+    """`[voxel]`: a boxel-style model."""
+
+    animated: bool = False
+    """Requires rigid-body animation of the produced model."""
+
+
+class AdversarialBuild(PerfBuild):
+    """How the produced crate becomes the controller's wasm module."""
+
+
+class AdversarialContract(StrictModel):
+    """What the referee calls each tick, and the documented shape of what it exchanges."""
+
+    entry: EntryName
+    """The exported function called once per tick with the world, answering an action."""
+    world: RelPath
+    """JSON Schema of the world state handed to the entry (seeded as documentation)."""
+    action: RelPath
+    """JSON Schema of the action the entry answers (seeded as documentation)."""
+
+
+class AdversarialSandbox(StrictModel):
+    """The bounds every controller plays under."""
+
+    fuel_per_tick: Annotated[int, Field(gt=0)]
+    max_memory_bytes: Annotated[int, Field(gt=0, le=2**32)]
+
+
+class Simulation(StrictModel):
+    """The clock of a match."""
+
+    timestep_ms: PositiveNumber
+    max_ticks: Annotated[int, Field(gt=0)]
+
+
+class Match(StrictModel):
+    """How controllers are paired in the tournament."""
+
+    participants: Annotated[int, Field(ge=2)]
+    structure: Literal["round-robin", "bracket"]
+    rounds: Annotated[int, Field(ge=1)]
+
+
+class Replay(StrictModel):
+    """How a match is shown afterwards (reporter-side, never seeded)."""
+
+    renderer: RelPath
+
+
+class _Definition(StrictModel):
+    """The keys every definition declares, whatever its type."""
+
+    name: Text
+    """The display name shown wherever the test case is listed."""
+    difficulty: Difficulty
+    specifications: list[Id] | None = None
+    """Specification ids this case covers; omitted, it covers all of the suite version's."""
+    prompt: RelPath
+    """The Handlebars template rendered into the instruction handed to the harness."""
+    max_runtime_hours: PositiveNumber = 1.0
+    experimental: bool = False
+    init: Text | None = None
+    """Run in the container after seeding, before the harness; must not be blank."""
+
+
+class CodeDefinition(_Definition):
+    """An end-to-end or full-stack definition: code the model wrote, on an engine."""
+
+    type: Literal["end-to-end", "full-stack"]
+    engines: Annotated[list[KebabSlug], Field(min_length=1)]
+    """The engine slugs a run may select one of (`none` is always known)."""
+    workspaces: dict[KebabSlug, RelPath]
+    """Engine slug -> the starter workspace directory seeded at the run root."""
+    build: Build
+    """Commands that turn the produced implementation into a served static build."""
+    toolchain: Toolchain
+    """The TypeScript toolchain run over the produced implementation."""
+
+
+class SpriteDefinition(_Definition):
+    type: Literal["sprite"]
+    sprite: SpriteTable
+    """Which sprite (or sprite sheet) the model produces."""
+
+
+class VoxelDefinition(_Definition):
+    type: Literal["voxel"]
+    voxel: VoxelTable
+    """Which voxel model the model produces."""
+
+
+class BlenderDefinition(_Definition):
+    type: Literal["blender"]
+    blender: AssetTable
+    """Which asset the model authors in Blender."""
+
+
+class ParticleDefinition(_Definition):
+    type: Literal["particle"]
+    particle: AssetTable
+    """Which particle effect the model authors."""
+
+
+class MusicDefinition(_Definition):
+    type: Literal["music"]
+    music: AssetTable
+    """Which score the model authors."""
+
+
+if TYPE_CHECKING:
+
+    class AudioFxDefinition(_Definition):
+        type: Literal["audio-fx"]
+
+else:
+    # `audio-fx` is no Python name, and an alias would hide it from the key paths problems name.
+    AudioFxDefinition = create_model(
+        "AudioFxDefinition",
+        __base__=_Definition,
+        type=(Literal["audio-fx"], ...),
+        **{"audio-fx": (AssetTable, Field(description="Which sound effect the model authors."))},
+    )
+
+
+class PerformanceDefinition(_Definition):
+    """A performance definition: Rust built to wasm, judged on answers and then on fuel."""
+
+    type: Literal["performance"]
+    workspace: RelPath | None = None
+    """The starter folder seeded at the run root."""
+    build: PerfBuild
+    contract: Contract
+    sandbox: Sandbox
+    case: Annotated[list[PerfCase], Field(min_length=1)]
+    """Held-out inputs and expected answers: never seeded."""
+
+
+class AdversarialDefinition(_Definition):
+    """An adversarial definition: a controller played against other models' controllers."""
+
+    type: Literal["adversarial"]
+    workspace: RelPath | None = None
+    """The starter folder seeded at the run root."""
+    build: AdversarialBuild
+    contract: AdversarialContract
+    sandbox: AdversarialSandbox
+    simulation: Simulation
+    match: Match
+    replay: Replay
+
+
+Definition: TypeAlias = (
+    CodeDefinition
+    | SpriteDefinition
+    | VoxelDefinition
+    | BlenderDefinition
+    | ParticleDefinition
+    | MusicDefinition
+    | AudioFxDefinition
+    | PerformanceDefinition
+    | AdversarialDefinition
+)
+
+DEFINITION_MODELS: dict[str, type[Definition]] = {
+    "end-to-end": CodeDefinition,
+    "full-stack": CodeDefinition,
+    "sprite": SpriteDefinition,
+    "voxel": VoxelDefinition,
+    "blender": BlenderDefinition,
+    "particle": ParticleDefinition,
+    "music": MusicDefinition,
+    "audio-fx": AudioFxDefinition,
+    "performance": PerformanceDefinition,
+    "adversarial": AdversarialDefinition,
+}
+"""The model of each type the test-suite layout specifies."""
+
+KEY_OWNERS: dict[str, tuple[str, ...]] = {
+    "engines": CODE_TYPES,
+    "workspaces": CODE_TYPES,
+    "toolchain": CODE_TYPES,
+    "build": CODE_TYPES + WASM_TYPES,
+    "workspace": WASM_TYPES,
+    "contract": WASM_TYPES,
+    "sandbox": WASM_TYPES,
+    "case": ("performance",),
+    "simulation": ("adversarial",),
+    "match": ("adversarial",),
+    "replay": ("adversarial",),
+    **{table: (table,) for table in ASSET_TYPES},
+}
+"""Keys only some types declare, and which: any other type declaring one is told whose it is."""
+
+
+def asset_table(definition: Definition) -> AssetTable | None:
+    """The type table of an asset-producing definition, None for other types."""
+    table = getattr(definition, definition.type, None)
+    return table if isinstance(table, AssetTable) else None
+
+
+def asset_kind_for(definition: Definition) -> AssetKind | None:
+    """The asset kind an asset-producing definition's table asks for (`sheet` wants a sheet)."""
+    if isinstance(definition, SpriteDefinition):
+        return "sprite-sheet" if definition.sprite.sheet else "sprite"
+    if definition.type in ASSET_TYPES:
+        return definition.type  # type: ignore[return-value]
+    return None

@@ -287,8 +287,10 @@ class BrowserSession:
             options["record_video_dir"] = str(record_video_dir)
             options["record_video_size"] = size
         context = self.browser.new_context(**options)
-        context.route("**/*", _loopback_only)
-        context.route_web_socket(_any_url, _loopback_only_socket)
+        # Fresh closures per context: Playwright caches its wrapper on the handler object, and a
+        # wrapper made by an earlier (since reloaded) Playwright would hand over raw objects.
+        context.route("**/*", lambda route: _loopback_only(route))
+        context.route_web_socket(lambda url: _any_url(url), lambda socket: _loopback_only_socket(socket))
         return context
 
     def close(self) -> None:

@@ -10,6 +10,7 @@ baseline they are compared with. Baseline capture (`baselines.py`) drives throug
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,10 +140,9 @@ class ValidateItem(RunItem, BrowserFunction):
         folder = baseline_folder(self.run.case, self.run.variant)
         media = []
         for output in self.unit.validation.outputs:
-            baseline = folder / media_name(self.unit.id, output)
             produced = outcome.media.get(output.id)
             media.append({"output": output.id, "kind": output.kind, "path": str(produced) if produced else None,
-                          "baseline": str(baseline) if baseline.is_file() else None})
+                          "baseline": self._copy_baseline(folder / media_name(self.unit.id, output))})
         figures: dict[str, Any] = {"script": self.unit.validation.script, "verdict": outcome.verdict,
                                    "notes": outcome.result.notes, "media": media}
         if self.excluded_by is not None:
@@ -151,6 +151,16 @@ class ValidateItem(RunItem, BrowserFunction):
             figures["page_errors"] = list(outcome.page_errors)
         self.record(**figures)
         self._judge(outcome, self.unit.validation.script)
+
+    def _copy_baseline(self, baseline: Path) -> str | None:
+        """The committed baseline, copied beside the observed media so the results folder
+        stays whole when it is moved (a CI artifact, say)."""
+        if not baseline.is_file():
+            return None
+        copy = self.run.out_dir / MEDIA_FOLDER / "baseline" / baseline.name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(baseline, copy)
+        return str(copy)
 
     def _judge(self, outcome: Drive, script: str) -> None:
         notes = outcome.result.notes

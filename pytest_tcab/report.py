@@ -289,9 +289,9 @@ def _verdict(item: dict[str, Any], out_dir: Path) -> str:
     rows = []
     for media in item.get("media", []):
         output, kind = _get(media, "output"), media.get("kind")
-        pair = _media(media.get("path"), f"{output} ({_e(kind)})", out_dir, kind)
-        if media.get("baseline"):
-            pair += _media(media["baseline"], f"{output}: committed baseline", out_dir, kind)
+        pair = _media(media.get("path"), f"{output} ({_e(kind)}): observed", out_dir, kind)
+        if media.get("baseline"):  # expected | observed, as the reviewer sees them
+            pair = _media(media["baseline"], f"{output}: expected (committed baseline)", out_dir, kind) + pair
         rows.append(f'<div class="trio">{pair}</div>')
     text = "".join(f'<p class="figure">{line}</p>' for line in lines)
     return _item(item, figures if item.get("script") else "", text, *rows)

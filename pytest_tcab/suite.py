@@ -8,6 +8,10 @@ from pathlib import Path
 from pytest_tcab.errors import Problem
 from pytest_tcab.models.suite import SuiteConfig
 from pytest_tcab.models.validate import validate
+from pytest_tcab.resolve.definition import DefinitionResolution
+from pytest_tcab.resolve.definition import VersionTree
+from pytest_tcab.resolve.definition import resolve_definition
+from pytest_tcab.resolve.definition import resolve_tree
 from pytest_tcab.resolve.manifest import Resolution
 from pytest_tcab.resolve.manifest import catalog_type
 from pytest_tcab.resolve.manifest import resolve_version
@@ -39,6 +43,8 @@ class Suite:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._resolutions: dict[Path, Resolution] = {}
+        self._trees: dict[Path, VersionTree] = {}
+        self._definitions: dict[Path, DefinitionResolution] = {}
 
     @cached_property
     def _config(self) -> tuple[SuiteConfig, list[Problem]]:
@@ -66,6 +72,18 @@ class Suite:
         if manifest not in self._resolutions:
             self._resolutions[manifest] = resolve_version(manifest, self.config, self.root)
         return self._resolutions[manifest]
+
+    def version_tree(self, folder: Path) -> VersionTree:
+        """A test-suite version folder's version.toml, specifications and assets, read once."""
+        if folder not in self._trees:
+            self._trees[folder] = resolve_tree(folder)
+        return self._trees[folder]
+
+    def resolve_definition(self, path: Path) -> DefinitionResolution:
+        if path not in self._definitions:
+            tree = self.version_tree(path.parents[1])
+            self._definitions[path] = resolve_definition(path, tree, self.config)
+        return self._definitions[path]
 
     @cached_property
     def manifests(self) -> tuple[Path, ...]:

@@ -34,7 +34,7 @@ def test_keyword_selection_and_errata_item(pytester: pytest.Pytester, minimal_su
     (pytester.path / LEGACY / "errata.toml").write_text('[[erratum]]\nid = "e"\ntitle = "T"\nbody = "B"\n')
     result = pytester.runpytest("--tcab-suite=.", "-k", "errata", "-p", "no:cacheprovider", "-v")
     result.stdout.fnmatch_lines(["*demo/v1.0.0/test-case.toml::errata PASSED*"])
-    result.assert_outcomes(passed=1, deselected=7)
+    result.assert_outcomes(passed=1, deselected=15)
 
 
 def test_failure_points_at_the_toml_line(pytester: pytest.Pytester, minimal_suite: Path) -> None:
@@ -42,7 +42,7 @@ def test_failure_points_at_the_toml_line(pytester: pytest.Pytester, minimal_suit
     manifest.write_text(manifest.read_text().replace("weight = 1", "weight = 0"))
     result = pytester.runpytest("--tcab-suite=.", "-p", "no:cacheprovider", "--junitxml=junit.xml",
                                 "-o", "junit_family=xunit1")
-    result.assert_outcomes(passed=5, failed=2)
+    result.assert_outcomes(passed=9, failed=2)  # demo no longer resolves: no template or seed items
     # The failure header names the item; the location line (what IDEs jump to) is the TOML line.
     result.stdout.fnmatch_lines(["*_ tcab: resolve[[]a[]] _*"])
     assert "test-cases/end-to-end/easy/demo/v1.0.0/test-case.toml:31: `review_item[0].weight`: " \
@@ -62,7 +62,7 @@ def test_all_problems_are_reported_together(pytester: pytest.Pytester, minimal_s
 
 def test_manifest_given_directly_finds_its_suite(pytester: pytest.Pytester, minimal_suite: Path) -> None:
     result = pytester.runpytest(str(LEGACY / "test-case.toml"), "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=7)
 
 
 def _move_into(pytester: pytest.Pytester, folder: str) -> None:
@@ -76,14 +76,14 @@ def test_ini_option_names_the_suite(pytester: pytest.Pytester, minimal_suite: Pa
     _move_into(pytester, "suite")
     pytester.makeini("[pytest]\ntcab_suite = suite\n")
     result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=7)
+    result.assert_outcomes(passed=15)
 
 
 def test_suite_alone_is_collected_not_testpaths(pytester: pytest.Pytester, minimal_suite: Path) -> None:
     _move_into(pytester, "suite")
     pytester.makepyfile(test_other="def test_not_collected():\n    assert False\n")
     result = pytester.runpytest("--tcab-suite=suite", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=7)
+    result.assert_outcomes(passed=15)
 
 
 def test_missing_suite_is_a_usage_error(pytester: pytest.Pytester) -> None:
@@ -94,7 +94,7 @@ def test_missing_suite_is_a_usage_error(pytester: pytest.Pytester) -> None:
 
 @pytest.mark.parametrize(
     ("flag", "env", "deselected"),
-    [((), {}, 3), (("--tcab-experimental",), {}, 0), ((), {"TCAB_BACKEND_ALLOW_EXPERIMENTAL": "true"}, 0)],
+    [((), {}, 7), (("--tcab-experimental",), {}, 0), ((), {"TCAB_BACKEND_ALLOW_EXPERIMENTAL": "true"}, 0)],
 )
 def test_experimental_cases_are_hidden_unless_opted_in(
     pytester: pytest.Pytester, minimal_suite: Path, monkeypatch: pytest.MonkeyPatch,
@@ -106,7 +106,7 @@ def test_experimental_cases_are_hidden_unless_opted_in(
     manifest = pytester.path / LEGACY / "test-case.toml"
     manifest.write_text(manifest.read_text().replace('prompt = "prompt.hbs"', 'prompt = "prompt.hbs"\nexperimental = true'))
     result = pytester.runpytest("--tcab-suite=.", "-p", "no:cacheprovider", *flag)
-    result.assert_outcomes(passed=7 - deselected, deselected=deselected)
+    result.assert_outcomes(passed=15 - deselected, deselected=deselected)
 
 
 def test_slug_identical_on_every_version(pytester: pytest.Pytester, minimal_suite: Path) -> None:
@@ -117,7 +117,7 @@ def test_slug_identical_on_every_version(pytester: pytest.Pytester, minimal_suit
     result = pytester.runpytest("--tcab-suite=.", "-p", "no:cacheprovider", "-k", "slug")
     assert "test-cases/end-to-end/easy/demo/v1.1.0/test-case.toml:1: `slug`: slug 'demo-two' differs from " \
         "'demo' declared by v1.0.0 of the same folder" in result.stdout.lines
-    result.assert_outcomes(passed=1, failed=2, deselected=7)
+    result.assert_outcomes(passed=1, failed=2, deselected=19)
 
 
 def test_version_folder_must_be_semver(pytester: pytest.Pytester, minimal_suite: Path) -> None:

@@ -1,0 +1,2 @@
+// No engine: draw with the Canvas 2D API.
+export {};

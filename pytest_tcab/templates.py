@@ -33,6 +33,8 @@ _USAGE = {
 }
 
 _TEXT_NODES = frozenset({"literal", "newline", "whitespace"})
+_END = "\ue000"
+"""A private-use character closing every compiled source (see `_compile`)."""
 _TAG_OF_NODE = {
     "expand": "expr",
     "escapedexpand": "expr",
@@ -85,7 +87,7 @@ class StrictTemplate:
 
         helpers = {"eq": _eq, _LINE_HELPER: at_line}
         try:
-            return self._render(context, helpers=helpers)
+            return self._render(context, helpers=helpers).removesuffix(_END)
         except _Unresolved as exc:
             raise self._unresolved(exc, cursor[0]) from None
 
@@ -313,7 +315,9 @@ def _compile(source: str, name: str, tags: list[_Tag]) -> Callable[..., str]:
     from pybars._compiler import _pybars_
 
     compiler = Compiler()
-    processed = compiler.whitespace_control(source)
+    # pybars eats the newline before a standalone closing tag on the last line (Handlebars.js
+    # keeps it); a trailing sentinel makes that line an ordinary one. `render` drops it again.
+    processed = compiler.whitespace_control(source + _END)
     tree, (position, _) = compiler._handlebars(processed).apply("template")
     if position < len(processed):
         raise _syntax_error(source, name, tags, _scan(processed, name), position)

@@ -329,3 +329,9 @@ def test_concurrent_compiles_take_turns() -> None:
             pool.map(lambda s: StrictTemplate(s, "t.hbs").render({"xs": ["a"]}), sources)
         )
     assert outputs == [f"{i}:a" for i in range(6)]
+
+
+def test_a_closing_block_on_the_last_line_keeps_each_items_newline() -> None:
+    # pybars alone renders "- A- B\n" here; Handlebars.js renders what is asserted.
+    template = compile_template("Read:\n{{#each specs}}\n- {{this}}\n{{/each}}\n", "last-line.hbs")
+    assert template.render({"specs": ["A", "B"]}) == "Read:\n- A\n- B\n"

@@ -49,9 +49,9 @@ from pytest_tcab.prompts import catalog_spec
 from pytest_tcab.prompts import definition_prompt
 from pytest_tcab.prompts import engine_docs_dest
 from pytest_tcab.prompts import specification_dest
+from pytest_tcab.resolve.common import where
 from pytest_tcab.resolve.definition import NO_ENGINE
 from pytest_tcab.resolve.definition import dest_escapes
-from pytest_tcab.resolve.definition import where
 from pytest_tcab.run import RunError
 from pytest_tcab.run import RunSpec
 from pytest_tcab.run import find_case

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -27,7 +26,6 @@ from pytest_tcab.case import SeededSpecification
 from pytest_tcab.case import SuppliedAsset
 from pytest_tcab.errors import KeyPath
 from pytest_tcab.errors import Problem
-from pytest_tcab.errors import format_key_path
 from pytest_tcab.models.definition import ASSET_TYPES
 from pytest_tcab.models.definition import CODE_TYPES
 from pytest_tcab.models.definition import DEFINITION_MODELS
@@ -46,6 +44,8 @@ from pytest_tcab.models.fields import is_kebab
 from pytest_tcab.models.fields import is_version
 from pytest_tcab.models.suite import SuiteConfig
 from pytest_tcab.models.validate import validate
+from pytest_tcab.resolve.common import suggest
+from pytest_tcab.resolve.common import where
 from pytest_tcab.resolve.manifest import performance_case_problems
 from pytest_tcab.resolve.paths import Expect
 from pytest_tcab.resolve.paths import check_path
@@ -223,13 +223,6 @@ def _claim(taken: dict[str, tuple[TomlDocument, KeyPath]], value: str, doc: Toml
         taken[value] = (doc, key)
 
 
-def where(doc: TomlDocument, key: KeyPath, folder: Path) -> str:
-    """`key` (path:line), the path relative to the suite tree: many files share one name."""
-    line = doc.line_of(key)
-    name = os.path.relpath(doc.path, folder).replace(os.sep, "/")
-    return f"`{format_key_path(key)}` ({name}{f':{line}' if line else ''})"
-
-
 def _asset(path: Path, spec_ids: set[str]) -> AssetResolution:
     loaded = load(path)
     if isinstance(loaded, Problem):
@@ -244,7 +237,7 @@ def _asset(path: Path, spec_ids: set[str]) -> AssetResolution:
                                               "an asset lives at assets/<id>/asset.toml; make the two agree"))
     if asset.specification not in spec_ids:
         result.problems.append(loaded.problem(("specification",), f"specification {asset.specification!r} is not "
-                                              "declared in this suite version", _suggest(asset.specification, spec_ids,
+                                              "declared in this suite version", suggest(asset.specification, spec_ids,
                                                                                          "specification ids")))
     for i, name in enumerate(asset.files):
         result.problems.extend(check_path(loaded, path.parent, ("files", i), name, "file", "asset file")[1])
@@ -435,7 +428,7 @@ class _DefinitionResolver:
                     self.problems.append(doc.problem(key, f"specification {spec_id!r} is listed twice"))
                 elif entry is None:
                     self.problems.append(doc.problem(key, f"specification {spec_id!r} is not declared in this suite "
-                                                     "version", _suggest(spec_id, known, "specification ids")))
+                                                     "version", suggest(spec_id, known, "specification ids")))
                 else:
                     covered.append(entry)
         seeded: list[SeededSpecification] = []
@@ -475,7 +468,7 @@ class _DefinitionResolver:
             known = {a.asset.id for a in self.tree.assets if a.asset is not None}
             self.problems.append(self.doc.problem(key, f"asset {table.id!r} is not declared under assets/",
                                                   f"add assets/{table.id}/asset.toml, or "
-                                                  f"{_suggest(table.id, known, 'asset ids')}"))
+                                                  f"{suggest(table.id, known, 'asset ids')}"))
             return None
         self.problems.extend(entry.problems)
         wanted = asset_kind_for(model)
@@ -537,14 +530,6 @@ def _kind_hint(case_type: str, kind: str) -> str:
     if kind == "sprite-sheet":
         return "set sheet = true, or name a sprite asset"
     return "name an asset whose kind is sprite (or sprite-sheet, with sheet = true)"
-
-
-def _suggest(value: str, known: Iterable[str], what: str) -> str:
-    names = sorted(known)
-    close = difflib.get_close_matches(value, names, n=1)
-    if close:
-        return f"did you mean {close[0]!r}?"
-    return f"known {what}: {', '.join(names)}" if names else f"no {what} are declared"
 
 
 # -- slugs ------------------------------------------------------------------------------------

@@ -8,46 +8,35 @@ a `CaseVersion` is built only when none was found.
 
 from __future__ import annotations
 
-import difflib
-import json
 from collections import Counter
-from collections.abc import Iterable
-from collections.abc import Iterator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 
 from pytest_tcab.case import CaseVersion
-from pytest_tcab.case import ChecklistItem
 from pytest_tcab.case import Performance
 from pytest_tcab.case import Variant
-from pytest_tcab.case import VerdictUnit
 from pytest_tcab.errors import KeyPath
 from pytest_tcab.errors import Problem
-from pytest_tcab.errors import format_key_path
 from pytest_tcab.models.errata import ErrataFile
 from pytest_tcab.models.errata import Erratum
 from pytest_tcab.models.fields import is_version
 from pytest_tcab.models.manifest import ROOT_KEYS
 from pytest_tcab.models.manifest import Build
-from pytest_tcab.models.manifest import Category
-from pytest_tcab.models.manifest import CategoryItem
-from pytest_tcab.models.manifest import Domain
 from pytest_tcab.models.manifest import Manifest
 from pytest_tcab.models.manifest import PerformanceManifest
-from pytest_tcab.models.manifest import Proof
-from pytest_tcab.models.manifest import Reference
-from pytest_tcab.models.manifest import ReviewItem
-from pytest_tcab.models.manifest import Validation
 from pytest_tcab.models.manifest import VariantFile
 from pytest_tcab.models.manifest import humanize
 from pytest_tcab.models.performance import PerfCase
 from pytest_tcab.models.suite import SuiteConfig
 from pytest_tcab.models.validate import validate
 from pytest_tcab.paths import is_inside
+from pytest_tcab.resolve.common import duplicates
+from pytest_tcab.resolve.common import suggest
 from pytest_tcab.resolve.paths import Expect
 from pytest_tcab.resolve.paths import check_path
+from pytest_tcab.resolve.variant import VariantRules
 from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import load
 
@@ -89,14 +78,6 @@ class Resolution:
         return self.common + self.by_variant.get(variant, [])
 
 
-@dataclass(frozen=True)
-class _Located:
-    """A declaration and where it was written, so a cross-reference rule can point at it."""
-
-    doc: TomlDocument
-    key: KeyPath
-
-
 def catalog_type(manifest_path: Path) -> tuple[str | None, str | None]:
     """The (`type`, `difficulty`) folders of `test-cases/<type>/<difficulty>/<folder>/<version>/`."""
     parents = manifest_path.parents
@@ -113,11 +94,13 @@ def resolve_version(manifest_path: Path, config: SuiteConfig, package_root: Path
         result.common.append(loaded)
         result.variant_slugs = [DEFAULT_VARIANT]
         return result
-    _VersionResolver(loaded, config, package_root, result).run()
+    VersionResolver(loaded, config, package_root, result).run()
     return result
 
 
-class _VersionResolver:
+class VersionResolver:
+    """Resolves one catalog case version into `Resolution`; variants are resolved by `VariantRules`."""
+
     def __init__(
         self, doc: TomlDocument, config: SuiteConfig, package_root: Path, result: Resolution
     ) -> None:
@@ -209,7 +192,7 @@ class _VersionResolver:
                             "the difficulty and the difficulty folder must agree")
             )
 
-    def _path(self, doc: TomlDocument, key: KeyPath, relative: str, expect: Expect, what: str,
+    def path(self, doc: TomlDocument, key: KeyPath, relative: str, expect: Expect, what: str,
               into: list[Problem]) -> Path | None:
         target, problems = check_path(doc, self.folder, key, relative, expect, what)
         into.extend(problems)
@@ -225,18 +208,18 @@ class _VersionResolver:
 
     def _common_rules(self, manifest: Manifest, case_type: str) -> None:
         doc, out = self.doc, self.common
-        self._path(doc, ("changelog",), manifest.changelog, "file", "changelog", out)
-        self._path(doc, ("prompt",), manifest.prompt, "file", "prompt template", out)
+        self.path(doc, ("changelog",), manifest.changelog, "file", "changelog", out)
+        self.path(doc, ("prompt",), manifest.prompt, "file", "prompt template", out)
         if manifest.description is not None:
-            self._path(doc, ("description",), manifest.description, "file", "description", out)
+            self.path(doc, ("description",), manifest.description, "file", "description", out)
         if manifest.workspace is not None:
-            self._path(doc, ("workspace",), manifest.workspace, "dir", "workspace", out)
+            self.path(doc, ("workspace",), manifest.workspace, "dir", "workspace", out)
         for i, asset in enumerate(manifest.assets):
-            self._path(doc, ("assets", i), asset, "any", "asset", out)
+            self.path(doc, ("assets", i), asset, "any", "asset", out)
         for i, spec in enumerate(manifest.spec):
-            self._path(doc, ("spec", i, "source"), spec.source, "file", "spec source", out)
+            self.path(doc, ("spec", i, "source"), spec.source, "file", "spec source", out)
         for i, ref in enumerate(manifest.reference):
-            self._reference_file(doc, ("reference", i), ref.path, ref.media, out)
+            self.reference_file(doc, ("reference", i), ref.path, ref.media, out)
         if not manifest.domain:
             out.append(doc.problem(("domain",), "declares no `[[domain]]`; at least one common scoring domain is required",
                                    "add [[domain]] with an `id` and a `description` of what the reviewer rates"))
@@ -244,12 +227,12 @@ class _VersionResolver:
         if manifest.check:
             self._checks(manifest)
 
-    def _reference_file(self, doc: TomlDocument, key: KeyPath, path: str | None, media: str | None,
+    def reference_file(self, doc: TomlDocument, key: KeyPath, path: str | None, media: str | None,
                         out: list[Problem]) -> None:
         if path is not None:
-            self._path(doc, key + ("path",), path, "file", "reference mockup", out)
+            self.path(doc, key + ("path",), path, "file", "reference mockup", out)
         if media is not None:
-            self._path(doc, key + ("media",), media, "file", "reference media", out)
+            self.path(doc, key + ("media",), media, "file", "reference media", out)
 
     def _packages(self, manifest: Manifest, case_type: str) -> None:
         doc, out = self.doc, self.common
@@ -262,7 +245,7 @@ class _VersionResolver:
                 known = ", ".join(sorted(self.config.packages)) or "none (the suite's tcab.toml declares no [packages])"
                 out.append(doc.problem(("packages", i), f"{name!r} is not a shippable package of the suite's package store",
                                        f"known packages: {known}"))
-        for dup in _duplicates(manifest.packages):
+        for dup in duplicates(manifest.packages):
             out.append(doc.problem(("packages",), f"package {dup!r} is declared twice"))
 
     def _checks(self, manifest: Manifest) -> None:
@@ -287,7 +270,7 @@ class _VersionResolver:
         for i, relative in enumerate(listed):
             if not isinstance(relative, str):
                 continue
-            target = self._path(self.doc, ("variants", i), relative, "file", "variant file", self.common)
+            target = self.path(self.doc, ("variants", i), relative, "file", "variant file", self.common)
             if target is None:
                 continue
             loaded = load(target)
@@ -297,7 +280,7 @@ class _VersionResolver:
                 continue
             slug = loaded.data.get("slug")
             found.append((slug if isinstance(slug, str) and slug else target.stem, loaded))
-        for dup in _duplicates([str(p) for p in listed]):
+        for dup in duplicates([str(p) for p in listed]):
             self.common.append(self.doc.problem(("variants",), f"variant file {dup!r} is listed twice"))
         return found or [(DEFAULT_VARIANT, None)]
 
@@ -320,7 +303,7 @@ class _VersionResolver:
                 problems.append(vdoc.problem(("review",), "declares `[review]` categories, but the case uses the legacy "
                                              "`[[review_item]]` grammar", "use `[[review_item]]` in this variant too"))
             variants.append((slug, (vdoc, model) if model is not None else None))
-        for dup in _duplicates([slug for slug, _ in docs]):
+        for dup in duplicates([slug for slug, _ in docs]):
             self.common.append(self.doc.problem(("variants",), f"two variant files declare slug {dup!r}",
                                                 "variant slugs are recorded in runs and must be unique within the case"))
         return variants
@@ -331,7 +314,7 @@ class _VersionResolver:
         vdoc, own = variant if variant is not None else (None, None)
         if slug != DEFAULT_VARIANT and own is None:
             return None  # its file failed to load or validate; those problems are recorded
-        rules = _VariantRules(self, manifest, slug, vdoc, own, problems)
+        rules = VariantRules(self, manifest, slug, vdoc, own, problems)
         return rules.resolve()
 
     # -- errata ------------------------------------------------------------------------
@@ -351,7 +334,7 @@ class _VersionResolver:
             return ()
         slugs = self.result.variant_slugs
         verdicts = {v.slug: _verdict_ids(v) for v in variants if v is not None}
-        for dup in _duplicates([e.id for e in errata.erratum]):
+        for dup in duplicates([e.id for e in errata.erratum]):
             index = [e.id for e in errata.erratum].index(dup, [e.id for e in errata.erratum].index(dup) + 1)
             problems.append(loaded.problem(("erratum", index, "id"), f"erratum id {dup!r} is used twice",
                                            "ids must be unique within errata.toml"))
@@ -366,7 +349,7 @@ class _VersionResolver:
             if erratum.review not in known:
                 problems.append(loaded.problem(("erratum", i, "review"),
                                                f"{erratum.review!r} is not a verdict id of the case's checklist",
-                                               _suggest(erratum.review, known, "verdict ids")))
+                                               suggest(erratum.review, known, "verdict ids")))
         return tuple(errata.erratum)
 
     # -- performance -------------------------------------------------------------------
@@ -386,17 +369,17 @@ class _VersionResolver:
 
     def _performance(self, manifest: PerformanceManifest) -> None:
         doc, out = self.doc, self.common
-        self._path(doc, ("changelog",), manifest.changelog, "file", "changelog", out)
-        self._path(doc, ("prompt",), manifest.prompt, "file", "prompt template", out)
+        self.path(doc, ("changelog",), manifest.changelog, "file", "changelog", out)
+        self.path(doc, ("prompt",), manifest.prompt, "file", "prompt template", out)
         if manifest.description is not None:
-            self._path(doc, ("description",), manifest.description, "file", "description", out)
+            self.path(doc, ("description",), manifest.description, "file", "description", out)
         seeded: list[Path | None] = []
         if manifest.workspace is not None:
-            seeded.append(self._path(doc, ("workspace",), manifest.workspace, "dir", "workspace", out))
+            seeded.append(self.path(doc, ("workspace",), manifest.workspace, "dir", "workspace", out))
         for i, spec in enumerate(manifest.spec):
-            seeded.append(self._path(doc, ("spec", i, "source"), spec.source, "file", "spec source", out))
+            seeded.append(self.path(doc, ("spec", i, "source"), spec.source, "file", "spec source", out))
         for key in ("input", "output"):
-            seeded.append(self._path(doc, ("contract", key), getattr(manifest.contract, key), "file",
+            seeded.append(self.path(doc, ("contract", key), getattr(manifest.contract, key), "file",
                                      f"contract {key} schema", out))
         out.extend(performance_case_problems(doc, self.folder, manifest.case,
                                              seeded=[path for path in seeded if path is not None]))
@@ -446,7 +429,7 @@ def performance_case_problems(doc: TomlDocument, folder: Path, cases: Sequence[P
                     f"{leak.relative_to(folder).as_posix()}), so the model would see a held-out case",
                     "keep case files apart from the workspace, the specs and the contract schemas, e.g. under cases/"))
     ids = [case.case_id for case in cases]
-    for dup in _duplicates(ids):
+    for dup in duplicates(ids):
         index = ids.index(dup, ids.index(dup) + 1)
         problems.append(doc.problem(("case", index), f"case id {dup!r} is used twice",
                                     "give it an explicit `id`; ids default to the input's file stem"))
@@ -456,366 +439,8 @@ def performance_case_problems(doc: TomlDocument, folder: Path, cases: Sequence[P
     return problems
 
 
-class _VariantRules:
-    """The rules of one variant's effective set: common material plus the variant's own."""
-
-    def __init__(self, parent: _VersionResolver, manifest: Manifest, slug: str,
-                 vdoc: TomlDocument | None, own: VariantFile | None, problems: list[Problem]) -> None:
-        self.parent = parent
-        self.doc = parent.doc
-        self.manifest = manifest
-        self.slug = slug
-        self.vdoc = vdoc
-        self.own = own
-        self.problems = problems
-
-    def _vproblem(self, key: KeyPath, message: str, hint: str | None = None) -> None:
-        assert self.vdoc is not None
-        self.problems.append(self.vdoc.problem(key, message, hint))
-
-    def resolve(self) -> Variant:
-        manifest, own, vdoc = self.manifest, self.own, self.vdoc
-        workspace: Path | None = None
-        reference_impl: Path | None = None
-        if own is not None and vdoc is not None:
-            if own.workspace is not None:
-                workspace = self.parent._path(vdoc, ("workspace",), own.workspace, "dir", "workspace", self.problems)
-            if own.reference_implementation is not None:
-                reference_impl = self.parent._path(vdoc, ("reference_implementation",), own.reference_implementation,
-                                                   "dir", "reference implementation", self.problems)
-            for i, spec in enumerate(own.spec):
-                self.parent._path(vdoc, ("spec", i, "source"), spec.source, "file", "spec source", self.problems)
-            for i, ref in enumerate(own.reference):
-                self.parent._reference_file(vdoc, ("reference", i), ref.path, ref.media, self.problems)
-        if workspace is None and (own is None or own.workspace is None) and manifest.workspace is not None:
-            workspace = self.parent.folder / manifest.workspace
-        domains = self._domains()
-        references = self._references()
-        proofs = self._proofs()
-        checklist = self._checklist({d.id for d in domains}, {r.view for r in references}, {p.id for p in proofs})
-        self._check_references(references)
-        self._seeded_collisions(proofs, workspace)
-        self._package_json(workspace)
-        return Variant(
-            slug=self.slug,
-            name=own.display_name if own else humanize(self.slug),
-            description=own.description if own else None,
-            workspace=workspace,
-            reference_implementation=reference_impl,
-            specs=tuple(manifest.spec) + tuple(own.spec if own else ()),
-            references=tuple(references),
-            proofs=tuple(proofs),
-            checklist=tuple(checklist),
-            domains=tuple(domains),
-        )
-
-    # Each rule below reads the common declarations from the manifest and the variant's own
-    # from its file, so a problem points at whichever file holds the offending line.
-    def _domains(self) -> list[Domain]:
-        common, own = self.manifest.domain, list(self.own.domain) if self.own else []
-        seen = {d.id for d in common}
-        for dup in _duplicates([d.id for d in common]):
-            index = _second([d.id for d in common], dup)
-            if self.slug == self.parent.result.variant_slugs[0]:  # report a common clash once
-                self.parent.common.append(self.doc.problem(("domain", index, "id"), f"domain id {dup!r} is declared twice"))
-        for i, domain in enumerate(own):
-            if domain.id in seen:
-                self._vproblem(("domain", i, "id"), f"domain id {domain.id!r} is already declared",
-                               "domain ids must be unique across the common domains and this variant's own")
-            seen.add(domain.id)
-        return list(common) + own
-
-    def _references(self) -> list[Reference]:
-        common, own = self.manifest.reference, list(self.own.reference) if self.own else []
-        common_views = [r.view for r in common]
-        if self.slug == self.parent.result.variant_slugs[0]:
-            for dup in _duplicates(common_views):
-                self.parent.common.append(self.doc.problem(("reference", _second(common_views, dup), "view"),
-                                                           f"view {dup!r} is declared twice"))
-        own_views: list[str] = []
-        for i, ref in enumerate(own):
-            if ref.view in common_views:
-                self._vproblem(("reference", i, "view"), f"view {ref.view!r} is already a common reference",
-                               "a view is either common or declared per variant, not both")
-            elif ref.view in own_views:
-                self._vproblem(("reference", i, "view"), f"view {ref.view!r} is declared twice in this variant")
-            own_views.append(ref.view)
-        return list(common) + own
-
-    def _proofs(self) -> list[Proof]:
-        common, own = self.manifest.proof, list(self.own.proof) if self.own else []
-        ids: set[str] = set()
-        dests: set[str] = set()
-        for scope, proofs in (("common", common), ("own", own)):
-            for i, proof in enumerate(proofs):
-                doc = self.doc if scope == "common" else self.vdoc
-                assert doc is not None
-                if scope == "common" and self.slug != self.parent.result.variant_slugs[0]:
-                    ids.add(proof.id)
-                    dests.add(_norm(proof.dest))
-                    continue  # common clashes are reported once, with the first variant
-                into = self.parent.common if scope == "common" else self.problems
-                if proof.id in ids:
-                    into.append(doc.problem(("proof", i, "id"), f"proof id {proof.id!r} is already declared",
-                                            "proof ids must be unique within a variant's effective set"))
-                if _norm(proof.dest) in dests:
-                    into.append(doc.problem(("proof", i, "dest"), f"proof dest {proof.dest!r} is already requested by another proof"))
-                ids.add(proof.id)
-                dests.add(_norm(proof.dest))
-        return list(common) + own
-
-    def _check_references(self, references: list[Reference]) -> None:
-        by_view = {r.view: r for r in references}
-        for i, check in enumerate(self.manifest.check):
-            ref = by_view.get(check.baseline_view)
-            key = ("check", i, "reference" if check.reference is not None else "view")
-            if ref is None:
-                self.problems.append(self.doc.problem(
-                    key, f"check {check.view!r} names reference view {check.baseline_view!r}, which variant "
-                    f"{self.slug!r} does not resolve",
-                    "name a common [[reference]] view, or one that every variant declares"))
-            elif ref.kind == "video":
-                self.problems.append(self.doc.problem(
-                    key, f"check {check.view!r} uses reference {ref.view!r}, a video; a video can't be a baseline",
-                    "point the check at an HTML mockup or a still image"))
-
-    def _seeded_collisions(self, proofs: list[Proof], workspace: Path | None) -> None:
-        """Seeded destinations must be distinct, and no proof may overwrite a seeded file."""
-        seeded: dict[str, tuple[TomlDocument, KeyPath]] = {}
-        sources: list[tuple[TomlDocument, KeyPath, str]] = []
-        for i, spec in enumerate(self.manifest.spec):
-            sources.append((self.doc, ("spec", i, "dest" if spec.dest else "source"), spec.seeded_dest))
-        for i, ref in enumerate(self.manifest.reference):
-            if ref.media is not None:
-                sources.append((self.doc, ("reference", i, "media"), ref.media))
-        for i, asset in enumerate(self.manifest.assets):
-            sources.append((self.doc, ("assets", i), asset))
-        if self.own is not None and self.vdoc is not None:
-            for i, spec in enumerate(self.own.spec):
-                sources.append((self.vdoc, ("spec", i, "dest" if spec.dest else "source"), spec.seeded_dest))
-            for i, ref in enumerate(self.own.reference):
-                if ref.media is not None:
-                    sources.append((self.vdoc, ("reference", i, "media"), ref.media))
-        for doc, key, dest in sources:
-            norm = _norm(dest)
-            if norm in seeded:
-                first = format_where(*seeded[norm])
-                self.problems.append(doc.problem(key, f"seeds {dest!r}, which {first} already seeds",
-                                                 "give one of them an explicit, distinct `dest`"))
-            else:
-                seeded[norm] = (doc, key)
-        for i, proof in enumerate(proofs):
-            norm = _norm(proof.dest)
-            common = i < len(self.manifest.proof)
-            doc = self.doc if common else self.vdoc
-            key = ("proof", i if common else i - len(self.manifest.proof), "dest")
-            assert doc is not None
-            collides = norm in seeded or (workspace is not None and (workspace / norm).is_file())
-            if collides:
-                self.problems.append(doc.problem(key, f"proof dest {proof.dest!r} collides with a file seeded into "
-                                                 f"the run of variant {self.slug!r}", "write proofs to a path nothing is seeded to, e.g. proof/<id>.png"))
-
-    def _package_json(self, workspace: Path | None) -> None:
-        """Each declared package must be a `file:./.tcab/packages/<name>` dependency of the workspace."""
-        packages = self.manifest.packages
-        if not packages or self.parent.case_type != "end-to-end":
-            return  # `packages` outside end-to-end is already a problem of its own
-        where = ("workspace",)
-        doc = self.vdoc if self.own is not None and self.own.workspace is not None else self.doc
-        assert doc is not None
-        if workspace is None:
-            self.problems.append(doc.problem(("packages",), "declares packages but no workspace ships a package.json",
-                                             "add `workspace` with a package.json depending on each package"))
-            return
-        package_json = workspace / "package.json"
-        try:
-            data = json.loads(package_json.read_text(encoding="utf-8"))
-            deps = {**data.get("devDependencies", {}), **data.get("dependencies", {})}
-        except (OSError, ValueError, AttributeError, TypeError):
-            self.problems.append(doc.problem(where, f"declares packages, but {workspace.name}/package.json is missing "
-                                             "or not a JSON object with dependencies",
-                                             "ship a package.json whose dependencies name each declared package"))
-            return
-        for name in packages:
-            expected = f"file:./.tcab/packages/{name}"
-            actual = deps.get(name)
-            if actual is None:
-                self.problems.append(doc.problem(where, f"{workspace.name}/package.json does not depend on package {name!r}",
-                                                 f'add "{name}": "{expected}" to its dependencies'))
-            elif actual != expected:
-                self.problems.append(doc.problem(where, f"{workspace.name}/package.json points {name!r} at {actual!r}",
-                                                 f'it must be the in-repo path "{expected}"'))
-
-    # -- the checklist -----------------------------------------------------------------
-    def _checklist(self, domains: set[str], views: set[str], proofs: set[str]) -> list[ChecklistItem]:
-        if self.manifest.review is not None:
-            items = self._categories(views, proofs)
-        else:
-            items = self._legacy(domains, views, proofs)
-        self._validation_rules(items)
-        return [item for item, _ in items]
-
-    def _legacy(self, domains: set[str], views: set[str], proofs: set[str]
-                ) -> list[tuple[ChecklistItem, list[tuple[_Located, Validation]]]]:
-        common_domains = {d.id for d in self.manifest.domain}
-        out: list[tuple[ChecklistItem, list[tuple[_Located, Validation]]]] = []
-        verdict_ids: dict[str, _Located] = {}
-        scopes: list[tuple[TomlDocument, list[ReviewItem], bool]] = [(self.doc, self.manifest.review_item, True)]
-        if self.own is not None and self.vdoc is not None:
-            scopes.append((self.vdoc, self.own.review_item, False))
-        for doc, items, common in scopes:
-            for i, item in enumerate(items):
-                key: KeyPath = ("review_item", i)
-                into = self.problems
-                allowed = common_domains if common else domains
-                if item.domain is not None and item.domain not in allowed:
-                    hint = ("a common item may name only a common domain" if common and item.domain in domains
-                            else _suggest(item.domain, allowed, "domains"))
-                    into.append(doc.problem(key + ("domain",), f"domain {item.domain!r} is not declared for variant {self.slug!r}", hint))
-                self._media_links(doc, key, item.reference, item.proof, views, proofs)
-                units: list[VerdictUnit] = []
-                drivers: list[tuple[_Located, Validation]] = []
-                subs = item.subs
-                sub_key = "sub_items" if item.sub_items is not None else "sub_item"
-                if subs and item.validation is not None:
-                    into.append(doc.problem(key + ("validation",), "an item with sub-items is verdicted per sub-item, "
-                                            "so it cannot carry item-level `validation`",
-                                            "move `validation` onto each sub-item"))
-                if subs:
-                    for dup in _duplicates([s.id for s in subs]):
-                        into.append(doc.problem(key + (sub_key, _second([s.id for s in subs], dup), "id"),
-                                                f"sub-item id {dup!r} is used twice in item {item.id!r}"))
-                    for j, sub in enumerate(subs):
-                        unit = VerdictUnit(f"{item.id}.{sub.id}", sub.title, item.weight / len(subs), sub.validation)
-                        self._claim(verdict_ids, unit.id, _Located(doc, key + (sub_key, j, "id")))
-                        units.append(unit)
-                        if sub.validation is not None:
-                            drivers.append((_Located(doc, key + (sub_key, j, "validation")), sub.validation))
-                else:
-                    units.append(VerdictUnit(item.id, item.title, item.weight, item.validation))
-                    if item.validation is not None:
-                        drivers.append((_Located(doc, key + ("validation",)), item.validation))
-                self._claim(verdict_ids, item.id, _Located(doc, key + ("id",)))
-                out.append((ChecklistItem(item.id, item.title, item.domain, tuple(units)), drivers))
-        return out
-
-    def _claim(self, taken: dict[str, _Located], verdict_id: str, where: _Located) -> None:
-        if verdict_id in taken:
-            first = taken[verdict_id]
-            self.problems.append(where.doc.problem(where.key, f"id {verdict_id!r} is already used by "
-                                                   f"{format_where(first.doc, first.key)}",
-                                                   "item and verdict ids must be unique within a variant's "
-                                                   "effective set (common plus its own)"))
-        else:
-            taken[verdict_id] = where
-
-    def _categories(self, views: set[str], proofs: set[str]
-                    ) -> list[tuple[ChecklistItem, list[tuple[_Located, Validation]]]]:
-        assert self.manifest.review is not None
-        merged: dict[str, tuple[str, list[tuple[TomlDocument, KeyPath, CategoryItem]]]] = {}
-        scopes: list[tuple[TomlDocument, list[Category]]] = [(self.doc, self.manifest.review.categories)]
-        if self.own is not None and self.vdoc is not None and self.own.review is not None:
-            scopes.append((self.vdoc, self.own.review.categories))
-        for s, (doc, categories) in enumerate(scopes):
-            ids_here = [c.id for c in categories]
-            for dup in _duplicates(ids_here):
-                self.problems.append(doc.problem(("review", "categories", _second(ids_here, dup), "id"),
-                                                 f"category id {dup!r} is declared twice in this file",
-                                                 "a variant may extend a common category by reusing its id; "
-                                                 "within one file each category is declared once"))
-            for i, category in enumerate(categories):
-                title, entries = merged.setdefault(category.id, (category.title, []))
-                for j, item in enumerate(category.items):
-                    entries.append((doc, ("review", "categories", i, "items", j), item))
-        out: list[tuple[ChecklistItem, list[tuple[_Located, Validation]]]] = []
-        for cat_id, (title, entries) in merged.items():
-            seen: dict[str, _Located] = {}
-            units: list[VerdictUnit] = []
-            drivers: list[tuple[_Located, Validation]] = []
-            for doc, key, item in entries:
-                if item.id in seen:
-                    first = seen[item.id]
-                    self.problems.append(doc.problem(key + ("id",), f"item id {item.id!r} is already used in category "
-                                                     f"{cat_id!r} by {format_where(first.doc, first.key)}",
-                                                     "item ids must be unique within their category"))
-                seen.setdefault(item.id, _Located(doc, key + ("id",)))
-                self._media_links(doc, key, item.reference, item.proof, views, proofs)
-                units.append(VerdictUnit(f"{cat_id}.{item.id}", item.title, item.weight, item.validation))
-                if item.validation is not None:
-                    drivers.append((_Located(doc, key + ("validation",)), item.validation))
-            out.append((ChecklistItem(cat_id, title, None, tuple(units)), drivers))
-        return out
-
-    def _media_links(self, doc: TomlDocument, key: KeyPath, reference: str | None, proof: str | None,
-                     views: set[str], proofs: set[str]) -> None:
-        if reference is not None and reference not in views:
-            self.problems.append(doc.problem(key + ("reference",), f"reference view {reference!r} does not resolve for "
-                                             f"variant {self.slug!r}", _suggest(reference, views, "views")))
-        if proof is not None and proof not in proofs:
-            self.problems.append(doc.problem(key + ("proof",), f"proof {proof!r} does not resolve for variant "
-                                             f"{self.slug!r}", _suggest(proof, proofs, "proofs")))
-
-    def _validation_rules(self, items: list[tuple[ChecklistItem, list[tuple[_Located, Validation]]]]) -> None:
-        drivers = [driver for _, found in items for driver in found]
-        if drivers and self.manifest.instrumentation is None:
-            where = drivers[0][0]
-            self.problems.append(where.doc.problem(where.key, "declares a validation script, but the case names no "
-                                                   "debug-API handle",
-                                                   'add [instrumentation] handle = "__yourgame" to test-case.toml'))
-        scripts: dict[str, _Located] = {}
-        for where, validation in drivers:
-            self.parent._path(where.doc, where.key + ("script",), validation.script, "file", "validation script",
-                              self.problems)
-            outputs = [o.id for o in validation.outputs]
-            for dup in _duplicates(outputs):
-                self.problems.append(where.doc.problem(where.key + ("outputs", _second(outputs, dup), "id"),
-                                                       f"output id {dup!r} is declared twice in this script's outputs"))
-            videos = [i for i, o in enumerate(validation.outputs) if o.kind == "video"]
-            if len(videos) > 1:
-                self.problems.append(where.doc.problem(where.key + ("outputs", videos[1], "kind"),
-                                                       f"declares {len(videos)} video outputs; a script may record at "
-                                                       "most one video (the clip of the whole drive)"))
-            if self.manifest.review is not None:
-                norm = _norm(validation.script)
-                if norm in scripts:
-                    first = scripts[norm]
-                    self.problems.append(where.doc.problem(where.key + ("script",),
-                                                           f"script {validation.script!r} already drives "
-                                                           f"{format_where(first.doc, first.key)}",
-                                                           "in the categories grammar a script may drive at most one item"))
-                scripts.setdefault(norm, where)
-
-
 def _verdict_ids(variant: Variant) -> set[str]:
     """Ids an erratum's `review` may name: item (or category) ids and unit verdict ids."""
     ids = {item.id for item in variant.checklist}
     ids.update(unit.id for unit in variant.units())
     return ids
-
-
-def format_where(doc: TomlDocument, key: KeyPath) -> str:
-    """How a problem names the other declaration it clashes with: key path, file and line."""
-    line = doc.line_of(key)
-    return f"`{format_key_path(key)}` ({doc.path.name}{f':{line}' if line else ''})"
-
-
-def _duplicates(values: Iterable[str]) -> Iterator[str]:
-    counts = Counter(values)
-    return (value for value, count in counts.items() if count > 1)
-
-
-def _second(values: list[str], value: str) -> int:
-    """The index of the second occurrence: the one to point at as the duplicate."""
-    return values.index(value, values.index(value) + 1)
-
-
-def _norm(path: str) -> str:
-    return "/".join(part for part in path.replace("\\", "/").split("/") if part not in ("", "."))
-
-
-def _suggest(value: str, known: Iterable[str], what: str) -> str:
-    names = sorted(known)
-    close = difflib.get_close_matches(value, names, n=1)
-    if close:
-        return f"did you mean {close[0]!r}?"
-    return f"known {what}: {', '.join(names)}" if names else f"no {what} are declared"

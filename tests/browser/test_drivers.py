@@ -281,9 +281,12 @@ def test_the_example_run_media_sit_beside_their_committed_baselines(carom_base: 
     media = {item_id: item["media"] for item_id, item in carom_base.items().items()}
     baselines = carom_base.path / CAROM / "validation-baseline/base"
     observed = carom_base.path / "out/carom-base/validation"
+    # The committed baselines are copied beside the observed media, so the folder stays whole.
     assert media["spin.moving"] == [{"output": "curve", "kind": "image", "path": str(observed / "spin.moving__curve.png"),
-                                     "baseline": str(baselines / "spin.moving__curve.png")}]
-    assert media["spin.stationary"][0]["baseline"] == str(baselines / "spin.stationary__straight.webm")
+                                     "baseline": str(observed / "baseline/spin.moving__curve.png")}]
+    assert media["spin.stationary"][0]["baseline"] == str(observed / "baseline/spin.stationary__straight.webm")
+    for name in ("spin.moving__curve.png", "spin.stationary__straight.webm"):
+        assert (observed / "baseline" / name).read_bytes() == (baselines / name).read_bytes()
     with Image.open(observed / "spin.moving__curve.png") as still:
         assert (still.format, still.size) == ("PNG", (1280, 720))
     for clip in ("spin.stationary__straight.webm", "scoring.point__goal.webm"):

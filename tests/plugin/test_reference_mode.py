@@ -73,7 +73,9 @@ def test_each_reference_run_keeps_its_own_score_and_errata(example: Session) -> 
     escalation = example.items(label=FRENZY)["frenzy.escalation"]
     observed = example.path / "out" / FRENZY / "validation/frenzy.escalation__fast.png"
     assert escalation["media"] == [{"output": "fast", "kind": "image", "path": str(observed),
-                                    "baseline": str(example.path / CAROM / "validation-baseline/frenzy" / observed.name)}]
+                                    "baseline": str(observed.parent / "baseline" / observed.name)}]
+    committed = example.path / CAROM / "validation-baseline/frenzy" / observed.name
+    assert (observed.parent / "baseline" / observed.name).read_bytes() == committed.read_bytes()
 
 
 def test_a_reference_verdict_left_open_is_a_skip_and_a_false_one_fails(pytester: pytest.Pytester) -> None:

@@ -265,7 +265,8 @@ def test_verdict_media_sit_beside_the_committed_baseline(tmp_path: Path) -> None
     assert "notes: curve was 0.0 px" in text
     assert "driver <code>validation/spin/moving.mjs</code>" in text
     assert "the page threw: TypeError: x (/game.js:1:2)" in text
-    assert "curve: committed baseline" in text
+    assert "curve: expected (committed baseline)" in text
+    assert text.index("curve: expected") < text.index("curve (image): observed")  # expected | observed
 
 
 def test_build_log_is_collapsible(tmp_path: Path) -> None:

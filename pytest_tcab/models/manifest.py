@@ -118,11 +118,20 @@ class Reference(StrictModel):
         return media_kind(self.media, REFERENCE_VIDEO_EXTENSIONS)
 
 
-class Proof(StrictModel):
-    """Media the build must write as evidence, at `dest` relative to the run root."""
+class _Named(StrictModel):
+    """A declaration with a stable id and an optional display name (default: the humanized id)."""
 
     id: Id
     name: str | None = None
+
+    @property
+    def display_name(self) -> str:
+        return self.name or humanize(self.id)
+
+
+class Proof(_Named):
+    """Media the build must write as evidence, at `dest` relative to the run root."""
+
     dest: RelPath
 
     @model_validator(mode="after")
@@ -139,21 +148,11 @@ class Proof(StrictModel):
     def kind(self) -> MediaKind | None:
         return media_kind(self.dest, PROOF_VIDEO_EXTENSIONS)
 
-    @property
-    def display_name(self) -> str:
-        return self.name or humanize(self.id)
 
-
-class Output(StrictModel):
+class Output(_Named):
     """Media a validation script captures: a still it screenshots or a clip of the drive."""
 
-    id: Id
-    name: str | None = None
     kind: MediaKind
-
-    @property
-    def display_name(self) -> str:
-        return self.name or humanize(self.id)
 
 
 class Validation(StrictModel):
@@ -236,16 +235,10 @@ class VariantReview(StrictModel):
     categories: list[Category] = []
 
 
-class Domain(StrictModel):
+class Domain(_Named):
     """A scoring domain the reviewer rates independently."""
 
-    id: Id
-    name: str | None = None
     description: Text
-
-    @property
-    def display_name(self) -> str:
-        return self.name or humanize(self.id)
 
 
 class Instrumentation(StrictModel):

@@ -350,9 +350,21 @@ def _step_failure(label: str, result: CommandResult, timeout_s: float) -> str:
     if result.timed_out:
         return f"{label} timed out after {timeout_s:g} s: `{result.command}` (process group killed)"
     if result.returncode < 0:
-        try:
-            name = signal.Signals(-result.returncode).name
-        except ValueError:  # a real-time signal has no name
-            name = f"signal {-result.returncode}"
-        return f"{label} failed: `{result.command}` was killed by {name}"
+        return f"{label} failed: `{result.command}` was killed by {_signal_name(result.returncode)}"
     return f"{label} failed: `{result.command}` exited {result.returncode}"
+
+
+def ending(result: CommandResult, timeout_s: float) -> str:
+    """How a step that did not succeed ended, command first: for steps that are recorded, not gating."""
+    if result.timed_out:
+        return f"`{result.command}` timed out after {timeout_s:g} s (process group killed)"
+    if result.returncode < 0:
+        return f"`{result.command}` was killed by {_signal_name(result.returncode)}"
+    return f"`{result.command}` exited {result.returncode}"
+
+
+def _signal_name(returncode: int) -> str:
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:  # a real-time signal has no name
+        return f"signal {-returncode}"

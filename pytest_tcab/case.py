@@ -6,10 +6,12 @@ from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from pytest_tcab.models.check import Check
 from pytest_tcab.models.definition import Definition
 from pytest_tcab.models.definition import Requirement
+from pytest_tcab.models.definition import Toolchain
 from pytest_tcab.models.errata import Erratum
 from pytest_tcab.models.manifest import Build
 from pytest_tcab.models.manifest import Domain
@@ -86,7 +88,8 @@ class Performance:
 
 @dataclass(frozen=True)
 class CaseVersion:
-    """A resolved catalog case version (one `test-case.toml` and its variants)."""
+    """A resolved case version as run mode validates it: a catalog `test-case.toml` and its
+    variants, or a test-suite definition recast as one (a single default variant, no checklist)."""
 
     slug: str
     version: str
@@ -105,6 +108,10 @@ class CaseVersion:
     errata: tuple[Erratum, ...]
     performance: Performance | None = None
     """Set for a performance case, whose items come from these tables rather than the checklist."""
+    toolchain: Toolchain | None = None
+    """Set for a code-producing definition: the commands run over the built implementation."""
+    layout: Literal["catalog", "definition"] = "catalog"
+    """Where the case was declared; `manifest_path` is the definition file for a definition."""
 
     def variant(self, slug: str | None) -> Variant | None:
         """The named variant, or the default (first) one when `slug` is None."""

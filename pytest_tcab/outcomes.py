@@ -1,4 +1,5 @@
-"""tcab's own outcome words: over-ceiling is neither a pass nor a plain failure."""
+"""tcab's own outcome words: over-ceiling is neither a pass nor a plain failure, recorded neither
+a failure nor a step that did not run."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pytest_tcab.errors import TcabError
 OVER_CEILING = "over-ceiling"
 COUNTED_FAILED = "failed"
 """The results.json outcome of a skip that still costs the run its result (fuel never measured)."""
+RECORDED = "recorded"
+"""A recorded toolchain step that exited non-zero: its exit code and output are figures, not a gate."""
 STATUS_PROPERTY = "tcab.status"
 
 
@@ -35,13 +38,30 @@ def count_as_failed(item: pytest.Item) -> None:
     item.user_properties.append((STATUS_PROPERTY, COUNTED_FAILED))
 
 
+def mark_recorded(item: pytest.Item) -> None:
+    """Tag `item`'s skip so the terminal and results.json say recorded.
+
+    A skip keeps the step out of the exit status (spec/definitions.md: "the rest are recorded"),
+    also under `--tcab-strict`, which mirrors a gate this step is not part of; the word says the
+    step ran and what it found, where a plain skip would read as "did not run".
+    """
+    item.user_properties.append((STATUS_PROPERTY, RECORDED))
+
+
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
     if report.when == "call" and report.failed and (STATUS_PROPERTY, OVER_CEILING) in report.user_properties:
         return OVER_CEILING, "C", ("OVER-CEILING", {"yellow": True})
+    if report.when == "call" and report.skipped and (STATUS_PROPERTY, RECORDED) in report.user_properties:
+        return RECORDED, "r", ("RECORDED", {"yellow": True})
     return None
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    _over_ceiling_summary(terminalreporter)
+    _recorded_summary(terminalreporter)
+
+
+def _over_ceiling_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """List over-ceiling items with their fuel: pytest's FAILURES section only shows plain failures,
     and how far over the ceiling a run went is the one thing its reader wants to know."""
     reports = terminalreporter.stats.get(OVER_CEILING, [])
@@ -54,3 +74,18 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         lines = report.longreprtext.splitlines()
         message = next((line for line in lines if line.startswith(prefix)), report.longreprtext.strip())
         terminalreporter.write_line(f"OVER-CEILING {report.nodeid} - {message.removeprefix(prefix)}")
+
+
+def _recorded_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """List recorded steps with how they ended: pytest's `-rs` summary lists plain skips only, and a
+    lint that failed is worth seeing even though it does not fail the run."""
+    reports = terminalreporter.stats.get(RECORDED, [])
+    if not reports:
+        return
+    terminalreporter.section("recorded, not gating", sep="-", yellow=True)
+    for report in reports:
+        reason = str(report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr)
+        reason = reason.removeprefix("Skipped: ").removeprefix(f"{RECORDED}: ")
+        terminalreporter.write_line(f"RECORDED {report.nodeid} - {reason}")
+    terminalreporter.write_line(f"{len(reports)} recorded: only typecheck rates a run broken; the exit code and "
+                                "output of the others are in results.json")

@@ -19,6 +19,7 @@ import pytest
 
 from pytest_tcab.outcomes import COUNTED_FAILED
 from pytest_tcab.outcomes import OVER_CEILING
+from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import STATUS_PROPERTY
 
 results_key = pytest.StashKey["ResultsRecorder"]()
@@ -99,9 +100,9 @@ class ResultsRecorder:
         data = self.results() if not self.written else json.loads(self.written[0].read_text())
         for run in data["runs"]:
             counts = ", ".join(f"{n} {word}" for word, n in run["counts"].items())
-            terminalreporter.write_line(
-                f"{run['case']}@{run['version']}#{run['variant']} ({run['run']}): {counts}"
-            )
+            # A definition has no variants; the engine is what tells its runs apart.
+            choice = f":{run['engine']}" if run.get("layout") == "definition" else f"#{run['variant']}"
+            terminalreporter.write_line(f"{run['case']}@{run['version']}{choice} ({run['run']}): {counts}")
             for line in _figure_lines(run):
                 terminalreporter.write_line(f"  {line}")
         for path in self.written:
@@ -110,7 +111,7 @@ class ResultsRecorder:
 
 def _outcome(report: pytest.TestReport, props: dict[str, Any]) -> str:
     status = props.get(STATUS_PROPERTY)
-    if status in (OVER_CEILING, COUNTED_FAILED):
+    if status in (OVER_CEILING, COUNTED_FAILED, RECORDED):
         return str(status)
     if hasattr(report, "wasxfail"):
         return "excluded" if report.skipped else "passed"
@@ -137,6 +138,8 @@ def _figure_lines(run: dict[str, Any]) -> list[str]:
             lines.append(f"check {item['id']}: similarity {item['similarity']:.4f}")
         elif item["kind"] == "fuel" and "fuel" in item:
             lines.append(f"fuel {item['id']}: {item['fuel']:,} ({item['outcome']})")
+        elif item["kind"] == "toolchain" and "returncode" in item:
+            lines.append(f"toolchain {item['id']}: exit {item['returncode']} ({item['outcome']})")
         elif item["kind"] == "validate":
             word = _VERDICT_WORDS.get(item["outcome"], item["outcome"])
             if item.get("excluded_by"):
@@ -153,6 +156,8 @@ def _figure_lines(run: dict[str, Any]) -> list[str]:
         if erratum["affects_scoring"]:
             point = f" on {erratum['review']}" if erratum.get("review") else ""
             lines.append(f"erratum {erratum['id']}{point} affects scoring: {erratum['title']}")
+    if run.get("toolchain", {}).get("broken"):
+        lines.append("toolchain: the run is rated broken (typecheck did not pass)")
     if "performance" in run and run["performance"].get("total_fuel") is not None:
         perf = run["performance"]
         lines.append(f"performance: {perf['total_fuel']:,} fuel (wasmtime {perf['wasmtime']}, module sha256 {perf['module_sha256'][:12]})")

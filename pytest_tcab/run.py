@@ -20,12 +20,21 @@ from typing import Any
 import pytest
 
 from pytest_tcab.case import CaseVersion
+from pytest_tcab.case import DefinitionCase
+from pytest_tcab.case import Performance
 from pytest_tcab.case import Variant
 from pytest_tcab.errors import Problem
 from pytest_tcab.errors import ProblemsFound
 from pytest_tcab.errors import TcabError
+from pytest_tcab.models.definition import CODE_TYPES
+from pytest_tcab.models.definition import CodeDefinition
+from pytest_tcab.models.definition import PerformanceDefinition
+from pytest_tcab.models.manifest import Build
+from pytest_tcab.models.manifest import humanize
 from pytest_tcab.models.suite import RunFile
 from pytest_tcab.models.validate import validate
+from pytest_tcab.resolve.manifest import DEFAULT_VARIANT
+from pytest_tcab.suite import FoundDefinition
 from pytest_tcab.suite import Suite
 from pytest_tcab.toml import load
 
@@ -38,7 +47,7 @@ _CASE_SPEC = re.compile(
 
 
 class RunError(TcabError):
-    """The run cannot be set up: no such case, version or variant, or no run.toml."""
+    """The run cannot be set up: no run.toml, or a case run mode cannot validate."""
 
 
 @dataclass(frozen=True)
@@ -89,34 +98,56 @@ def read_run_spec(run_dir: Path, override: str | None) -> RunSpec:
     return given.over(spec) if given is not None and given.case == spec.case else (given or spec)
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in re.findall(r"\d+", version))
-
-
 def find_case(suite: Suite, spec: RunSpec) -> tuple[CaseVersion, Variant]:
-    """The resolved case version and variant `spec` names, or a `RunError` saying what exists."""
-    versions = [m for m in suite.manifests if suite.slug_index.slug_of.get(m) == spec.case]
-    if not versions:
-        known = ", ".join(sorted(set(suite.slug_index.slug_of.values()))) or "none"
-        raise RunError(f"no case with slug {spec.case!r} in {suite.root}; known slugs: {known}")
-    versions.sort(key=lambda m: _version_key(m.parent.name))
-    if spec.version is None:
-        manifest = versions[-1]
+    """The case version and variant a run validates, or a `TcabError` saying what exists instead."""
+    found = suite.find(spec.case, spec.version, spec.variant, spec.engine)
+    if isinstance(found, FoundDefinition):
+        return definition_run_case(found.case, found.engine)
+    return found.case, found.variant
+
+
+def definition_run_case(definition: DefinitionCase, engine: str) -> tuple[CaseVersion, Variant]:
+    """A definition recast as the case version run mode works from, with its one default variant.
+
+    A performance definition carries the same tables as a performance manifest, so its run is
+    the catalog's to the item; a code-producing one builds like a catalog game and adds its
+    `[toolchain]`. Asset-producing and adversarial runs have no validation yet, which is said
+    here rather than by a run that collects nothing and looks green.
+    """
+    model = definition.model
+    variant = Variant(slug=DEFAULT_VARIANT, name=humanize(DEFAULT_VARIANT), description=None,
+                      workspace=definition.workspaces.get(engine), reference_implementation=None, specs=(),
+                      references=(), proofs=(), checklist=(), domains=())
+    if isinstance(model, PerformanceDefinition):
+        build = Build(install=model.build.install, build=model.build.build)
+        performance = Performance(build=model.build, contract=model.contract, sandbox=model.sandbox,
+                                  cases=tuple(model.case))
+        toolchain = None
+    elif isinstance(model, CodeDefinition):
+        build, performance, toolchain = model.build, None, model.toolchain
     else:
-        matching = [m for m in versions if m.parent.name == spec.version]
-        if not matching:
-            known = ", ".join(m.parent.name for m in versions)
-            raise RunError(f"case {spec.case!r} has no version {spec.version!r}; known versions: {known}")
-        manifest = matching[0]
-    resolution = suite.resolve(manifest)
-    if resolution.case is None:
-        problems = [p for slug in resolution.variant_slugs for p in resolution.problems_for(slug)]
-        raise ProblemsFound(list(dict.fromkeys(problems + (resolution.errata or []))), suite.root)
-    case = resolution.case
-    variant = case.variant(spec.variant)
-    if variant is None:
-        known = ", ".join(v.slug for v in case.variants)
-        raise RunError(f"case {spec.case!r} {case.version} has no variant {spec.variant!r}; known variants: {known}")
+        raise RunError(f"definition {definition.slug!r}: run mode does not validate {model.type} definitions yet; "
+                       f"it validates {', '.join(CODE_TYPES)} and performance definitions")
+    case = CaseVersion(
+        slug=definition.slug,
+        version=definition.version,
+        case_type=definition.case_type,
+        folder=definition.folder,
+        manifest_path=definition.path,
+        name=definition.name,
+        prompt=definition.prompt,
+        max_runtime_hours=definition.max_runtime_hours,
+        build=build,
+        checks=(),
+        handle=None,
+        assets=(),
+        packages=(),
+        variants=(variant,),
+        errata=(),
+        performance=performance,
+        toolchain=toolchain,
+        layout="definition",
+    )
     return case, variant
 
 
@@ -192,6 +223,7 @@ class RunContext:
             "variant": self.variant.slug,
             "engine": self.engine,
             "source": str(self.source),
+            "layout": self.case.layout,
         }
 
 
@@ -280,6 +312,7 @@ def run_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item
     from pytest_tcab import checks
     from pytest_tcab import drivers
     from pytest_tcab import perf
+    from pytest_tcab import toolchain
 
     if run.case.case_type == "performance":
         yield from perf.perf_items(parent, run)
@@ -287,6 +320,7 @@ def run_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item
     yield BuildItem.from_parent(parent, name="build", run=run, key="build")
     for proof in () if run.reference else run.variant.proofs:
         yield ProofItem.from_parent(parent, name=f"proof[{proof.id}]", run=run, key=proof.id, proof=proof)
+    yield from toolchain.toolchain_items(parent, run)
     yield from checks.check_items(parent, run)
     yield from drivers.validate_items(parent, run)
 

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 
 def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
-    """`score` and `errata` for a game run, `performance` for a performance run.
+    """`score` and `errata` for a game run, `performance` for a performance run, `toolchain` for a
+    code-producing definition's run (which has no checklist to score).
 
     `errata` are the known issues of the run's version that apply to its variant, each with its
     `affects_scoring` advisory (the reviewer weighs it) and `exclude_from_score` (applied here).
@@ -26,6 +27,9 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
     items = list(record.items.values())
     if any(item["kind"] in ("fuel", "correctness") for item in items):
         return {"performance": _performance(items)}
+    if record.identity.get("layout") == "definition":
+        # No checklist to score: a code-producing definition is rated by its toolchain alone.
+        return {"toolchain": _toolchain(items)} if any(item["kind"] == "toolchain" for item in items) else {}
     variant, errata = _resolved(config, record.identity)
     if variant is None:
         return {}
@@ -107,3 +111,19 @@ def _performance(items: list[dict[str, Any]]) -> dict[str, Any]:
         "cases": {i["id"]: {"outcome": i["outcome"], "fuel": i.get("fuel"), "fuel_limit": i.get("fuel_limit")}
                   for i in stress},
     }
+
+
+def _toolchain(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each toolchain step's outcome and exit code, and the rating the required one decides.
+
+    `broken` is None when the required step did not run in this session (deselected with -k),
+    since a rating that was never taken must not read as a clean one.
+    """
+    steps = {
+        item["id"]: {"outcome": item["outcome"], "required": item.get("required"), "command": item.get("command"),
+                     "returncode": item.get("returncode")}
+        for item in items if item["kind"] == "toolchain"
+    }
+    required = [step for step in steps.values() if step["required"]]
+    broken = None if not required else any(step["outcome"] != "passed" for step in required)
+    return {"broken": broken, "steps": steps}

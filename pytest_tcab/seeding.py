@@ -50,14 +50,12 @@ from pytest_tcab.prompts import definition_prompt
 from pytest_tcab.prompts import engine_docs_dest
 from pytest_tcab.prompts import specification_dest
 from pytest_tcab.resolve.common import where
-from pytest_tcab.resolve.definition import NO_ENGINE
 from pytest_tcab.resolve.definition import dest_escapes
-from pytest_tcab.run import RunError
 from pytest_tcab.run import RunSpec
-from pytest_tcab.run import find_case
 from pytest_tcab.session import experimental_allowed
 from pytest_tcab.session import suite_for
 from pytest_tcab.suite import CONFIG_FILE
+from pytest_tcab.suite import FoundDefinition
 from pytest_tcab.suite import Suite
 from pytest_tcab.templates import TemplateError
 from pytest_tcab.toml import TomlDocument
@@ -76,7 +74,7 @@ def reference_dest(view: str) -> str:
 
 
 class SeedError(TcabError):
-    """Seeding cannot start or finish: the target folder is not empty, a case cannot be found."""
+    """Seeding cannot start: the target folder is not empty (a missing case is a `CaseNotFound`)."""
 
 
 # -- the plan ---------------------------------------------------------------------------------
@@ -374,40 +372,11 @@ def configure_seed(config: pytest.Config, root: Path | None) -> SeedTarget:
 
 
 def _find_target(suite: Suite, spec: RunSpec) -> tuple[Path, str, bool]:
-    in_catalog = spec.case in suite.slug_index.by_slug
-    definitions = [d for d in suite.definitions if d.stem == spec.case]
-    if in_catalog and definitions:
-        raise SeedError(f"slug {spec.case!r} is claimed by both layouts; run author mode to see the slug problem")
-    if in_catalog:
-        if spec.engine not in (None, NO_ENGINE):
-            raise SeedError(f"case {spec.case!r} is a catalog case, which selects no engine (got {spec.engine!r})")
-        case, variant = find_case(suite, spec)
-        return case.manifest_path, variant.slug, suite.resolve(case.manifest_path).experimental
-    if not definitions:
-        known = sorted(set(suite.slug_index.by_slug) | {d.stem for d in suite.definitions})
-        raise RunError(f"no case with slug {spec.case!r} in {suite.root}; known slugs: {', '.join(known) or 'none'}")
-    if spec.variant is not None:
-        raise SeedError(f"definition {spec.case!r} has no variants (got #{spec.variant})")
-    versions = {d.parents[1].name: d for d in definitions}
-    if spec.version is None:
-        path = versions[max(versions, key=_version_key)]
-    elif spec.version in versions:
-        path = versions[spec.version]
-    else:
-        raise RunError(f"definition {spec.case!r} has no version {spec.version!r}; known versions: "
-                       f"{', '.join(sorted(versions, key=_version_key))}")
-    resolution = suite.resolve_definition(path)
-    if resolution.case is None:
-        raise ProblemsFound(resolution.problems, suite.root)
-    engine = spec.engine or NO_ENGINE
-    if engine not in resolution.case.engines:
-        raise SeedError(f"definition {spec.case!r} does not declare engine {engine!r}; its engines: "
-                        f"{', '.join(resolution.case.engines)} (pick one with :ENGINE)")
-    return path, engine, resolution.experimental
-
-
-def _version_key(name: str) -> tuple[int, ...]:
-    return tuple(int(part) if part.isdigit() else -1 for part in name.lstrip("v").split("."))
+    """The file whose seed item writes, the variant or engine it seeds, and whether it is experimental."""
+    found = suite.find(spec.case, spec.version, spec.variant, spec.engine)
+    if isinstance(found, FoundDefinition):
+        return found.case.path, found.engine, found.experimental
+    return found.case.manifest_path, found.variant.slug, found.experimental
 
 
 class SeedItem(pytest.Function):

@@ -1,15 +1,25 @@
-"""The suite a session works on: its root, its `tcab.toml`, and resolutions cached per file."""
+"""The suite a session works on: its root, its `tcab.toml`, resolutions cached per file, and
+the lookup of a case by `SLUG[@VERSION][#VARIANT][:ENGINE]` across both layouts."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from pytest_tcab.case import CaseVersion
+from pytest_tcab.case import DefinitionCase
+from pytest_tcab.case import Variant
 from pytest_tcab.errors import Problem
+from pytest_tcab.errors import ProblemsFound
+from pytest_tcab.errors import TcabError
 from pytest_tcab.models.suite import SuiteConfig
 from pytest_tcab.models.validate import validate
+from pytest_tcab.resolve.definition import NO_ENGINE
 from pytest_tcab.resolve.definition import DefinitionResolution
 from pytest_tcab.resolve.definition import VersionTree
+from pytest_tcab.resolve.definition import definition_version_folder
 from pytest_tcab.resolve.definition import resolve_definition
 from pytest_tcab.resolve.definition import resolve_tree
 from pytest_tcab.resolve.manifest import Resolution
@@ -21,6 +31,33 @@ from pytest_tcab.toml import load
 
 CONFIG_FILE = "tcab.toml"
 MANIFEST_FILE = "test-case.toml"
+
+
+class CaseNotFound(TcabError):
+    """The suite has no case by that slug, or not in the version, variant or engine asked for."""
+
+
+@dataclass(frozen=True)
+class FoundCase:
+    """A catalog case version and the variant a lookup named."""
+
+    case: CaseVersion
+    variant: Variant
+    experimental: bool
+
+
+@dataclass(frozen=True)
+class FoundDefinition:
+    """A test-suite definition and the engine a lookup named (`none` when it named none)."""
+
+    case: DefinitionCase
+    engine: str
+    experimental: bool
+
+
+def version_key(name: str) -> tuple[int, ...]:
+    """Orders version folder names numerically, so v1.10.0 is newer than v1.9.0."""
+    return tuple(int(part) for part in re.findall(r"\d+", name))
 
 
 def find_root(path: Path) -> Path:
@@ -99,6 +136,70 @@ class Suite:
     @cached_property
     def slug_index(self) -> SlugIndex:
         return build_slug_index(self)
+
+    def find(self, slug: str, version: str | None = None, variant: str | None = None,
+             engine: str | None = None) -> FoundCase | FoundDefinition:
+        """The case `SLUG[@VERSION][#VARIANT][:ENGINE]` names, resolved, in whichever layout holds it.
+
+        Run mode and seeding both name cases this way; one lookup keeps their answers (and their
+        messages saying what exists instead) the same. A case that does not resolve raises its
+        problems, since neither mode can work from it.
+        """
+        path = self._locate(slug, version)
+        if definition_version_folder(path) is not None:
+            return self._definition(path, slug, variant, engine)
+        return self._catalog(path, slug, variant, engine)
+
+    def _locate(self, slug: str, version: str | None) -> Path:
+        """The manifest or definition file of `slug` at `version`, the newest when None."""
+        index = self.slug_index
+        catalog = index.by_slug.get(slug, [])
+        definitions = index.definitions.get(slug, [])
+        if catalog and definitions:
+            raise CaseNotFound(f"slug {slug!r} is claimed by both layouts; run author mode to see the slug problem")
+        if not catalog and not definitions:
+            known = sorted(set(index.by_slug) | set(index.definitions))
+            raise CaseNotFound(f"no case with slug {slug!r} in {self.root}; known slugs: {', '.join(known) or 'none'}")
+        what = "case" if catalog else "definition"
+        by_version = {_version_name(path): path for path in catalog or definitions}
+        names = sorted(by_version, key=version_key)
+        if version is None:
+            return by_version[names[-1]]
+        if version not in by_version:
+            raise CaseNotFound(f"{what} {slug!r} has no version {version!r}; known versions: {', '.join(names)}")
+        return by_version[version]
+
+    def _catalog(self, manifest: Path, slug: str, variant: str | None, engine: str | None) -> FoundCase:
+        if engine not in (None, NO_ENGINE):
+            raise CaseNotFound(f"case {slug!r} is a catalog case, which selects no engine (got {engine!r})")
+        resolution = self.resolve(manifest)
+        if resolution.case is None:
+            problems = [p for name in resolution.variant_slugs for p in resolution.problems_for(name)]
+            raise ProblemsFound(list(dict.fromkeys(problems + (resolution.errata or []))), self.root)
+        case = resolution.case
+        found = case.variant(variant)
+        if found is None:
+            known = ", ".join(v.slug for v in case.variants)
+            raise CaseNotFound(f"case {slug!r} {case.version} has no variant {variant!r}; known variants: {known}")
+        return FoundCase(case, found, resolution.experimental)
+
+    def _definition(self, path: Path, slug: str, variant: str | None, engine: str | None) -> FoundDefinition:
+        if variant is not None:
+            raise CaseNotFound(f"definition {slug!r} has no variants (got #{variant})")
+        resolution = self.resolve_definition(path)
+        if resolution.case is None:
+            raise ProblemsFound(resolution.problems, self.root)
+        chosen = engine or NO_ENGINE
+        if chosen not in resolution.case.engines:
+            raise CaseNotFound(f"definition {slug!r} does not declare engine {chosen!r}; its engines: "
+                               f"{', '.join(resolution.case.engines)} (pick one with :ENGINE)")
+        return FoundDefinition(resolution.case, chosen, resolution.experimental)
+
+
+def _version_name(path: Path) -> str:
+    """The version folder of a manifest (`<version>/test-case.toml`) or a definition
+    (`versions/<version>/test-cases/<name>.toml`)."""
+    return (definition_version_folder(path) or path.parent).name
 
 
 def _config_path_problems(doc, root: Path, config: SuiteConfig) -> list[Problem]:  # type: ignore[no-untyped-def]

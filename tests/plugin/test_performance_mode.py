@@ -158,10 +158,14 @@ DEBIAN_CARGO = Path("/usr/bin/cargo")
 WASM_STD = Path("/usr/lib/rustlib/wasm32-unknown-unknown")
 
 
+needs_rust = pytest.mark.skipif(
+    not DEBIAN_CARGO.is_file() or not WASM_STD.is_dir(),
+    reason=f"the example run builds Rust to wasm: needs {DEBIAN_CARGO} and the wasm32 std in {WASM_STD} "
+           "(Debian: apt-get install cargo libstd-rust-dev-wasm32)")
+
+
 @pytest.mark.wasm
-@pytest.mark.skipif(not DEBIAN_CARGO.is_file() or not WASM_STD.is_dir(),
-                    reason=f"the example run builds Rust to wasm: needs {DEBIAN_CARGO} and the wasm32 std in "
-                           f"{WASM_STD} (Debian: apt-get install cargo libstd-rust-dev-wasm32)")
+@needs_rust
 def test_example_bounce_run_end_to_end(pytester: pytest.Pytester, example_suite: Path,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     # rustup's shims may come first on PATH and lack the wasm target; the build inherits PATH.
@@ -178,3 +182,25 @@ def test_example_bounce_run_end_to_end(pytester: pytest.Pytester, example_suite:
     assert all(0 < figure < 400_000_000 for figure in fuel.values())
     assert perf["total_fuel"] == sum(fuel.values())
     result.stdout.fnmatch_lines([f"  performance: {perf['total_fuel']:,} fuel (wasmtime *, module sha256 *)"])
+
+
+@pytest.mark.wasm
+@needs_rust
+def test_example_bounce_perf_definition_run_end_to_end(pytester: pytest.Pytester, example_suite: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # The same solution as runs/bounce, judged by the test-suite layout's definition bounce-perf.
+    monkeypatch.setenv("PATH", f"{DEBIAN_CARGO.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    result = pytester.runpytest_subprocess("--tcab-suite=example-suite", "--tcab-run=example-suite/runs/bounce-perf",
+                                           "-v")
+    result.assert_outcomes(passed=5)
+    result.stdout.fnmatch_lines([
+        "*runs/bounce-perf::correctness[[]three] PASSED*",
+        "*runs/bounce-perf::fuel[[]long-run] PASSED*",
+        "bounce-perf@v1.0.0:none (bounce-perf): 5 passed",
+    ])
+    (run,) = json.loads((pytester.path / ".tcab/results/results.json").read_text())["runs"]
+    assert (run["case"], run["layout"]) == ("bounce-perf", "definition")
+    perf = run["performance"]
+    assert set(perf["cases"]) == {"crowd", "long-run"}
+    assert perf["correct"] and perf["within_ceiling"]
+    assert perf["total_fuel"] == sum(case["fuel"] for case in perf["cases"].values())

@@ -1,0 +1,79 @@
+"""`toolchain[<step>]` items: a code-producing definition's `[toolchain]`, run over its built copy.
+
+spec/definitions.md: "typecheck is required and a non-zero exit rates the run broken, while the
+rest are recorded". So `toolchain[typecheck]` fails as a build does, and `lint`, `format` and
+`test` keep their exit code and output tail as figures: a non-zero exit of one of them is
+reported RECORDED, a skip underneath, which shows in the terminal and results.json without
+touching the exit status. Each step runs in the workdir the build left (its installed
+dependencies are what the toolchain needs), bounded by `--tcab-build-timeout`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from pytest_tcab.build import _step_failure
+from pytest_tcab.build import build_environment
+from pytest_tcab.build import ending
+from pytest_tcab.build import run_command
+from pytest_tcab.errors import TcabError
+from pytest_tcab.models.definition import Toolchain
+from pytest_tcab.outcomes import RECORDED
+from pytest_tcab.outcomes import mark_recorded
+from pytest_tcab.run import RunContext
+from pytest_tcab.run import RunItem
+from pytest_tcab.toml import TomlDocument
+from pytest_tcab.toml import load
+
+
+class ToolchainFailed(TcabError):
+    """The required step (typecheck) did not pass: the run is rated broken."""
+
+
+class ToolchainItem(RunItem):
+    """`toolchain[<step>]`: one `[toolchain]` command, run where the build ran."""
+
+    kind = "toolchain"
+
+    def __init__(self, *, command: str, required: bool, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.command = command
+        self.required = required
+        """Whether a non-zero exit fails the item (typecheck) rather than being recorded."""
+
+    def runtest(self) -> None:
+        self.record(command=self.command, required=self.required)  # also when the build failed
+        build = self.run.require_build()
+        timeout = float(self.config.getoption("tcab_build_timeout"))
+        result = run_command(self.command, build.workdir, timeout, build_environment())
+        self.record(returncode=result.returncode, timed_out=result.timed_out, duration_s=round(result.duration_s, 3),
+                    output=result.tail(200))
+        if result.ok:
+            return
+        if self.required:
+            message = f"{_step_failure(self.key, result, timeout)}: a failing {self.key} rates the run broken"
+            raise ToolchainFailed(f"{message}\n{result.tail()}".rstrip())
+        mark_recorded(self)
+        pytest.skip(f"{RECORDED}: {ending(result, timeout)}")
+
+
+def toolchain_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item]:
+    """One `toolchain[<step>]` per declared step, in the model's order (typecheck first).
+
+    Whether a step gates is read from the model: the field without a default is the required one.
+    """
+    toolchain = run.case.toolchain
+    if toolchain is None:
+        return
+    path = run.case.manifest_path
+    doc = load(path)
+    for step, field in Toolchain.model_fields.items():
+        command = getattr(toolchain, step)
+        if command is None:
+            continue
+        line = doc.line_of(("toolchain", step)) if isinstance(doc, TomlDocument) else None
+        yield ToolchainItem.from_parent(parent, name=f"toolchain[{step}]", run=run, key=step,
+                                        location=(path, line), command=command, required=field.is_required())

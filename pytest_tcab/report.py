@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 REPORT_FILE = "report.html"
 
-OUTCOME_ORDER = ("failed", "over-ceiling", "passed", "excluded", "skipped")
+OUTCOME_ORDER = ("failed", "over-ceiling", "passed", "recorded", "excluded", "skipped")
 """How counts are listed: what needs attention first."""
 
 _VIDEO_SUFFIXES = frozenset({".webm", ".mp4"})
@@ -26,7 +26,7 @@ _VIDEO_SUFFIXES = frozenset({".webm", ".mp4"})
 _CSS = """
 :root { --ink: #1d2330; --muted: #647084; --line: #dfe3ea; --card: #fff; --page: #f3f5f8;
   --passed: #1f8a4c; --failed: #c62f3a; --skipped: #8a6d00; --over-ceiling: #c46a00;
-  --excluded: #6b4fb3; }
+  --excluded: #6b4fb3; --recorded: #4f6b8a; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
   color: var(--ink); background: var(--page); }
@@ -53,7 +53,7 @@ section.run { background: var(--card); border: 1px solid var(--line); border-rad
   vertical-align: 2px; }
 .passed { background: var(--passed); } .failed { background: var(--failed); }
 .skipped { background: var(--skipped); } .over-ceiling { background: var(--over-ceiling); }
-.excluded { background: var(--excluded); } .other { background: var(--muted); }
+.excluded { background: var(--excluded); } .recorded { background: var(--recorded); } .other { background: var(--muted); }
 .item { margin-bottom: 18px; } .item:last-child { margin-bottom: 0; }
 .item-head { display: flex; align-items: baseline; gap: 10px; flex-wrap: wrap;
   margin-bottom: 8px; }
@@ -192,7 +192,7 @@ def _message(item: dict[str, Any]) -> str:
     text = item.get("message")
     if not text or item.get("outcome") == "passed":
         return ""
-    note = " note" if item.get("outcome") in ("skipped", "excluded") else ""
+    note = " note" if item.get("outcome") in ("skipped", "excluded", "recorded") else ""
     return f'<pre class="message{note}">{_e(text)}</pre>'
 
 

@@ -47,9 +47,9 @@ class ResultsRecorder:
 
     # -- collecting ----------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        props = dict(report.user_properties)
-        identity = props.get("tcab.run")
-        item = props.get("tcab.item")
+        props: dict[str, Any] = dict(report.user_properties)
+        identity: dict[str, str] | None = props.get("tcab.run")
+        item: dict[str, str] | None = props.get("tcab.item")
         if not identity or not item:
             return
         if report.when != "call" and not (report.failed or report.skipped):
@@ -58,7 +58,7 @@ class ResultsRecorder:
         figures: dict[str, Any] = {}
         for name, value in report.user_properties:
             if name == "tcab.figures":
-                figures.update(value)
+                figures.update(value)  # type: ignore[call-overload]  # our own dict, see RunItem.record
         entry = run.items.setdefault(report.nodeid, {"kind": item["kind"], "id": item["id"]})
         entry["outcome"] = _outcome(report, props)
         entry["duration_s"] = round(entry.get("duration_s", 0.0) + report.duration, 3)

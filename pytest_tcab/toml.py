@@ -226,8 +226,8 @@ class _Scanner:
             self.pos += 1
         raw = self.src[start : self.pos]
         self.pos += 1
-        if quote == '"' and "\\" in raw:
-            return tomli.loads(f'k = "{raw}"')["k"]
+        if quote == '"' and "\\" in raw:  # escapes: let tomli decode them as it did the value
+            return str(tomli.loads(f'k = "{raw}"')["k"])
         return raw
 
     # -- whitespace and comments -------------------------------------------------------

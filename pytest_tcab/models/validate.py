@@ -165,8 +165,9 @@ def _unknown_key(
         )
     close = _closest(name, owner)
     known = sorted(owner.model_fields) if owner is not None else []
-    hint = f"did you mean `{close}`?" if close else (f"known keys: {', '.join(known)}" if known else None)
-    return doc.problem(key, f"unknown key `{name}`", hint)
+    if close:
+        return doc.problem(key, f"unknown key `{name}`", f"did you mean `{close}`?")
+    return doc.problem(key, f"unknown key `{name}`", f"known keys: {', '.join(known)}" if known else None)
 
 
 def _toml_key(model: type[BaseModel], loc: tuple[int | str, ...]) -> tuple[KeyPath, type[BaseModel] | None]:

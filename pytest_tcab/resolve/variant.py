@@ -191,12 +191,12 @@ class VariantRules:
         for i, proof in enumerate(proofs):
             dest = norm(proof.dest)
             common = i < len(self.manifest.proof)
-            doc = self.doc if common else self.vdoc
+            declared_in = self.doc if common else self.vdoc
             key = ("proof", i if common else i - len(self.manifest.proof), "dest")
-            assert doc is not None
+            assert declared_in is not None
             collides = dest in seeded or (workspace is not None and (workspace / dest).is_file())
             if collides:
-                self.problems.append(doc.problem(key, f"proof dest {proof.dest!r} collides with a file seeded into "
+                self.problems.append(declared_in.problem(key, f"proof dest {proof.dest!r} collides with a file seeded into "
                                                  f"the run of variant {self.slug!r}", "write proofs to a path nothing is seeded to, e.g. proof/<id>.png"))
 
     def _package_json(self, workspace: Path | None) -> None:

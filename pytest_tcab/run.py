@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
@@ -37,6 +38,11 @@ from pytest_tcab.resolve.manifest import DEFAULT_VARIANT
 from pytest_tcab.suite import FoundDefinition
 from pytest_tcab.suite import Suite
 from pytest_tcab.toml import load
+
+if TYPE_CHECKING:
+    from pytest_tcab.build import BuildResult
+    from pytest_tcab.models.manifest import Proof
+    from pytest_tcab.serve import StaticServer
 
 RUN_FILE = Path(".tcab/run.toml")
 REPORTER_PREFIX = "/__tcab__/"
@@ -164,9 +170,9 @@ class RunContext:
         self.source = source
         self.engine = engine
         self.label = label
-        """Distinguishes runs in results.json: the run dir, or `reference:<slug>@<version>#<variant>`."""
-        self._build: Any = None
-        self._server: Any = None
+        """Distinguishes runs in results.json: the run dir's name, or `reference-<slug>-<version>-<variant>`."""
+        self._build: BuildResult | None = None
+        self._server: StaticServer | None = None
         self._scratch: Path | None = None
 
     @property
@@ -184,7 +190,7 @@ class RunContext:
             self.config.add_cleanup(lambda: shutil.rmtree(self._scratch or "", ignore_errors=True))
         return self._scratch
 
-    def build(self) -> Any:
+    def build(self) -> BuildResult:
         """The static build of the source tree, done on first use and shared afterwards."""
         if self._build is None:
             from pytest_tcab.build import build_static
@@ -195,19 +201,20 @@ class RunContext:
             )
         return self._build
 
-    def require_build(self) -> Any:
+    def require_build(self) -> BuildResult:
         """The build, or this item fails as not run: a broken build never looks green."""
         result = self.build()
         if not result.ok:
             pytest.fail(f"not run: build failed ({result.message})", pytrace=False)
         return result
 
-    def server(self) -> Any:
+    def server(self) -> StaticServer:
         """The loopback server of the build output, reporter-side files under `/__tcab__/`."""
         if self._server is None:
             from pytest_tcab.serve import StaticServer
 
             build = self.require_build()
+            assert build.output_dir is not None  # a build is ok only with a static output
             server = StaticServer(build.output_dir, {REPORTER_PREFIX: self.case.folder})
             server.__enter__()
             self.config.add_cleanup(lambda: server.__exit__(None, None, None))
@@ -279,7 +286,7 @@ class ProofItem(RunItem):
 
     kind = "proof"
 
-    def __init__(self, *, proof: Any, **kwargs: Any) -> None:
+    def __init__(self, *, proof: Proof, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.proof = proof
 

@@ -37,8 +37,14 @@ def example_suite(pytester: pytest.Pytester) -> Path:
     return copy_example_suite(pytester.path)
 
 
-@pytest.fixture(autouse=True)
-def _no_faulthandler_in_inner_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An in-process pytester session's faulthandler would replace the signal handlers
-    wasmtime traps rely on, so a later trap in this process would kill it outright."""
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytester, with faulthandler left out of every inner session.
+
+    Once this process has a wasmtime engine, an in-process session's faulthandler would
+    re-install its own fatal-signal handlers over wasmtime's on unconfigure, and the next
+    wasm trap would kill the process. pytester clears PYTEST_ADDOPTS when it starts, so it
+    is set here, after.
+    """
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:faulthandler")
+    return pytester

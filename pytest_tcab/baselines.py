@@ -30,8 +30,6 @@ from pytest_tcab.errors import TcabError
 from pytest_tcab.run import RunContext
 from pytest_tcab.run import reference_context
 
-CAPTURE_BASELINES_OPTION = "--tcab-capture-baselines"
-
 NEW = "new"
 CHANGED = "changed"
 """An image whose bytes differ from the committed one."""
@@ -44,9 +42,6 @@ _ORDER = (NEW, CHANGED, REWRITTEN, UNCHANGED, REMOVED)
 
 _FOLDER_PROPERTY = "tcab.baseline.folder"
 _FILES_PROPERTY = "tcab.baseline.files"
-_recorder_key = pytest.StashKey["BaselineRecorder"]()
-
-
 class BaselineFailed(TcabError):
     """The reference implementation did not give the driver a passing drive: nothing is written."""
 
@@ -169,26 +164,3 @@ class BaselineRecorder:
             for name, status in sorted(files.items(), key=lambda entry: (_ORDER.index(entry[1]), entry[0])):
                 terminalreporter.write_line(f"  {status:<9} {name}")
         terminalreporter.write_line("commit these folders: a run's report shows them as the expected side")
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    # Declared here rather than in plugin.py: importing this module there would keep pytest
-    # from rewriting it as the plugin it is.
-    parser.getgroup("tcab").addoption(
-        CAPTURE_BASELINES_OPTION, dest="tcab_capture_baselines", action="store_true",
-        help="drive every validation script against its variant's reference implementation and "
-             "write validation-baseline/<variant>/ into the version folder",
-    )
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    if config.getoption("tcab_capture_baselines", False):
-        recorder = BaselineRecorder(config)
-        config.stash[_recorder_key] = recorder
-        config.pluginmanager.register(recorder, "tcab-baselines")
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    recorder = config.stash.get(_recorder_key, None)
-    if recorder is not None:
-        config.pluginmanager.unregister(recorder)

@@ -8,9 +8,7 @@ run item's.
 
 from __future__ import annotations
 
-import argparse
 import io
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +25,8 @@ from pytest_tcab.errors import Problem
 from pytest_tcab.errors import TcabError
 from pytest_tcab.errors import format_key_path
 from pytest_tcab.models.check import Check
+from pytest_tcab.options import MAX_DIFF_OPTION
+from pytest_tcab.options import Viewport
 from pytest_tcab.run import REPORTER_PREFIX
 from pytest_tcab.run import RunContext
 from pytest_tcab.run import RunItem
@@ -39,8 +39,6 @@ if TYPE_CHECKING:
     from pytest_tcab.case import Variant
     from pytest_tcab.driving import PageLog
 
-VIEWPORT_OPTION = "--tcab-viewport"
-MAX_DIFF_OPTION = "--tcab-max-diff"
 
 CHECK_TIMEOUT_MS = 30_000.0
 """Bounds loading the build, rendering a mockup, and each `call` action."""
@@ -48,29 +46,9 @@ CHECK_TIMEOUT_MS = 30_000.0
 SALVAGE_TIMEOUT_MS = 2_000.0
 """How long the screenshot of a page that already failed may take: it is evidence, not the test."""
 
-Viewport = tuple[int, int]
-
 _baselines_key = pytest.StashKey[dict[tuple[Path, Viewport], bytes]]()
-_VIEWPORT = re.compile(r"(\d{2,5})x(\d{2,5})")
 
 
-def parse_viewport(text: str) -> Viewport:
-    """`--tcab-viewport` as `WIDTHxHEIGHT` logical pixels (argparse `type`)."""
-    match = _VIEWPORT.fullmatch(text.strip().lower())
-    if match is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT, e.g. 1280x720")
-    return int(match[1]), int(match[2])
-
-
-def parse_ratio(text: str) -> float:
-    """`--tcab-max-diff` as a share of differing pixels between 0 and 1 (argparse `type`)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a ratio between 0 and 1, e.g. 0.05")
-    return value
 
 
 class CheckFailed(TcabError):

@@ -38,7 +38,6 @@ from pytest_tcab.toml import load
 if TYPE_CHECKING:
     from pytest_tcab.driving import DriverRun
 
-DRIVER_TIMEOUT_OPTION = "--tcab-driver-timeout"
 BASELINE_FOLDER = "validation-baseline"
 """Committed baselines live in `<version>/validation-baseline/<variant>/`."""
 MEDIA_FOLDER = "validation"

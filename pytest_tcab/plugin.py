@@ -1,4 +1,8 @@
-"""The pytest entry point: options, configuration and which paths become tcab collectors."""
+"""The pytest entry point: options, configuration and which paths become tcab collectors.
+
+Loaded in every session of an environment that installs the plugin, so it imports only the
+option definitions; models, collectors and run machinery are imported when they are needed.
+"""
 
 from __future__ import annotations
 
@@ -6,67 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tcab import seeding
-from pytest_tcab.author import ManifestFile
-from pytest_tcab.author import SuiteConfigFile
-from pytest_tcab.checks import MAX_DIFF_OPTION
-from pytest_tcab.checks import VIEWPORT_OPTION
-from pytest_tcab.checks import parse_ratio
-from pytest_tcab.checks import parse_viewport
-from pytest_tcab.definitions import collect_definition_file
-from pytest_tcab.drivers import DRIVER_TIMEOUT_OPTION
-from pytest_tcab.resolve.manifest import catalog_type
-from pytest_tcab.seeding import SEED_OPTION
-from pytest_tcab.seeding import configure_seed
-from pytest_tcab.seeding import seed_key
-from pytest_tcab.session import SUITE_INI
-from pytest_tcab.session import SUITE_OPTION
+from pytest_tcab.options import RUN_OPTION
+from pytest_tcab.options import SUITE_OPTION
+from pytest_tcab.options import WASM_CACHE_OPTION  # noqa: F401 - re-exported for tests and users
+from pytest_tcab.options import WASM_TIMEOUT_OPTION  # noqa: F401 - re-exported for tests and users
+from pytest_tcab.options import add_options
 from pytest_tcab.session import configured_root
 from pytest_tcab.session import experimental_allowed
-from pytest_tcab.suite import CONFIG_FILE
-from pytest_tcab.suite import MANIFEST_FILE
 
-# Each feature module is a plugin of its own (hooks and fixtures beside the code they serve).
-pytest_plugins = ["pytest_tcab.browser", "pytest_tcab.outcomes", "pytest_tcab.baselines"]
-
-RUN_OPTION = "--tcab-run"
-WASM_TIMEOUT_OPTION = "--tcab-wasm-timeout"
-WASM_CACHE_OPTION = "--tcab-wasm-cache"
+# Feature modules that are plugins of their own (hooks and fixtures beside the code they serve).
+pytest_plugins = ["pytest_tcab.browser", "pytest_tcab.outcomes"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("tcab", "Test Cabinet suites")
-    group.addoption(SUITE_OPTION, dest="tcab_suite", metavar="SUITE",
-                    help="collect the Test Cabinet suite rooted at SUITE (alone, when no paths are given)")
-    parser.addini(SUITE_INI, "default for --tcab-suite, relative to the ini file")
-    group.addoption("--tcab-experimental", dest="tcab_experimental", action="store_true",
-                    help="collect experimental cases too (as TCAB_BACKEND_ALLOW_EXPERIMENTAL=1 does)")
-    group.addoption(RUN_OPTION, dest="tcab_run", metavar="DIR",
-                    help="validate the produced implementation in DIR (its .tcab/run.toml names the case)")
-    group.addoption("--tcab-case", dest="tcab_case", metavar="SLUG[@VERSION][#VARIANT][:ENGINE]",
-                    help="the case a run was produced for; overrides DIR/.tcab/run.toml")
-    group.addoption("--tcab-reference", dest="tcab_reference", action="store_true",
-                    help="validate every variant's reference_implementation as a run")
-    group.addoption(SEED_OPTION, dest="tcab_seed", metavar="SLUG[@VERSION][#VARIANT][:ENGINE]",
-                    help="write what a run of the case receives into --tcab-out=DIR (an empty folder)")
-    group.addoption("--tcab-out", dest="tcab_out", metavar="DIR",
-                    help="where results.json, report.html and media go (default .tcab/results)")
-    group.addoption("--tcab-build-timeout", dest="tcab_build_timeout", type=float, default=600.0,
-                    metavar="SECONDS", help="timeout of each build step (default 600)")
-    group.addoption("--tcab-strict", dest="tcab_strict", action="store_true",
-                    help="fail instead of skipping: missing proofs, verdicts left for the reviewer, no browser")
-    group.addoption(WASM_TIMEOUT_OPTION, dest="tcab_wasm_timeout", type=float, default=60.0, metavar="SECONDS",
-                    help="wall-clock bound of each performance case, beside its fuel budget (default 60)")
-    group.addoption(WASM_CACHE_OPTION, dest="tcab_wasm_cache", default=".tcab/wasm-cache", metavar="DIR",
-                    help="where compiled wasm modules are kept between sessions (default .tcab/wasm-cache)")
-    group.addoption("--tcab-chromium", dest="tcab_chromium", metavar="PATH",
-                    help="the Chromium to drive builds with (else TCAB_CHROMIUM, Playwright's, /usr/bin/chromium)")
-    group.addoption(VIEWPORT_OPTION, dest="tcab_viewport", type=parse_viewport,
-                    metavar="WxH", help="viewport of checks and their baselines, in logical pixels (default 1280x720)")
-    group.addoption(MAX_DIFF_OPTION, dest="tcab_max_diff", type=parse_ratio, default=None, metavar="RATIO",
-                    help="fail a check whose share of differing pixels is above RATIO (0 to 1; default: record only)")
-    group.addoption(DRIVER_TIMEOUT_OPTION, dest="tcab_driver_timeout", type=float, default=60.0, metavar="SECONDS",
-                    help="fail a validation driver still running after SECONDS (default 60)")
+    add_options(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -87,23 +44,28 @@ def pytest_configure(config: pytest.Config) -> None:
         recorder = ResultsRecorder(config, out)
         config.stash[results_key] = recorder
         config.pluginmanager.register(recorder, "tcab-results")
+    if config.getoption("tcab_capture_baselines"):
+        from pytest_tcab.baselines import BaselineRecorder
+
+        config.pluginmanager.register(BaselineRecorder(config), "tcab-baselines")
     # Given a suite and no paths, collect the suite (or the run) alone, not the testpaths.
     if root is not None and config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = [str(Path(run_dir).resolve()) if run_dir is not None else str(root)]
     if config.getoption("tcab_seed") is not None:
+        from pytest_tcab import seeding
+
         # Seeding collects the one file whose seed item writes DIR, whatever paths were given.
-        target = configure_seed(config, root)
-        config.stash[seed_key] = target
+        target = seeding.configure_seed(config, root)
+        config.stash[seeding.seed_key] = target
         config.args = [str(target.path)]
         config.pluginmanager.register(seeding, "tcab-seed")  # its terminal summary
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    from pytest_tcab.results import results_key
-
-    recorder = config.stash.get(results_key, None)
-    if recorder is not None:
-        config.pluginmanager.unregister(recorder)
+    for name in ("tcab-results", "tcab-baselines"):
+        plugin = config.pluginmanager.get_plugin(name)
+        if plugin is not None:
+            config.pluginmanager.unregister(plugin)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -119,9 +81,16 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if parent.config.getoption("tcab_run") is not None:
         return None  # run mode collects the run directory alone
-    if file_path.name == MANIFEST_FILE and catalog_type(file_path)[0] is not None:
+    if file_path.suffix != ".toml":
+        return None  # every suite file is TOML: anything else costs nothing
+    from pytest_tcab.author import ManifestFile
+    from pytest_tcab.author import SuiteConfigFile
+    from pytest_tcab.definitions import collect_definition_file
+    from pytest_tcab.resolve.manifest import catalog_type
+
+    if file_path.name == "test-case.toml" and catalog_type(file_path)[0] is not None:
         return ManifestFile.from_parent(parent, path=file_path)
-    if file_path.name == CONFIG_FILE:
+    if file_path.name == "tcab.toml":
         return SuiteConfigFile.from_parent(parent, path=file_path)
     return collect_definition_file(file_path, parent)
 

@@ -40,6 +40,7 @@ from pytest_tcab.errors import Problem
 from pytest_tcab.errors import ProblemsFound
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.definition import CODE_TYPES
+from pytest_tcab.options import SEED_OPTION
 from pytest_tcab.paths import contained
 from pytest_tcab.paths import is_inside
 from pytest_tcab.prompts import Rendering
@@ -61,7 +62,6 @@ from pytest_tcab.templates import TemplateError
 from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import load
 
-SEED_OPTION = "--tcab-seed"
 PROMPT_DEST = ".tcab/prompt.md"
 PACKAGES_DEST = ".tcab/packages"
 KEPT_HIDDEN = frozenset({".gitignore", ".cargo"})

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_tcab.suite import Suite
-from pytest_tcab.suite import find_root
+from pytest_tcab.options import SUITE_INI
 
-SUITE_OPTION = "--tcab-suite"
-SUITE_INI = "tcab_suite"
+if TYPE_CHECKING:
+    from pytest_tcab.suite import Suite
 
-suites_key = pytest.StashKey[dict[Path, Suite]]()
+suites_key = pytest.StashKey["dict[Path, Suite]"]()
 
 
 def configured_root(config: pytest.Config) -> Path | None:
@@ -30,6 +30,9 @@ def configured_root(config: pytest.Config) -> Path | None:
 
 def suite_for(config: pytest.Config, path: Path) -> Suite:
     """The suite `path` belongs to: the configured one when it holds `path`, else found upward."""
+    from pytest_tcab.suite import Suite
+    from pytest_tcab.suite import find_root
+
     root = configured_root(config)
     if root is None or not _is_under(path, root):
         root = find_root(path)

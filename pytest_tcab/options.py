@@ -1,0 +1,85 @@
+"""Every `--tcab-*` option: names, parsers and registration, light enough for `pytest --help`.
+
+The plugin is loaded in every pytest session of an environment that installs it, so this
+module and `plugin.py` import nothing heavy; the collectors come in when a suite is collected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+import pytest
+
+SUITE_OPTION = "--tcab-suite"
+SUITE_INI = "tcab_suite"
+RUN_OPTION = "--tcab-run"
+SEED_OPTION = "--tcab-seed"
+VIEWPORT_OPTION = "--tcab-viewport"
+MAX_DIFF_OPTION = "--tcab-max-diff"
+DRIVER_TIMEOUT_OPTION = "--tcab-driver-timeout"
+WASM_TIMEOUT_OPTION = "--tcab-wasm-timeout"
+WASM_CACHE_OPTION = "--tcab-wasm-cache"
+CAPTURE_BASELINES_OPTION = "--tcab-capture-baselines"
+
+Viewport = tuple[int, int]
+
+_VIEWPORT = re.compile(r"(\d{2,5})x(\d{2,5})")
+
+
+def parse_viewport(text: str) -> Viewport:
+    """`--tcab-viewport` as `WIDTHxHEIGHT` logical pixels (argparse `type`)."""
+    match = _VIEWPORT.fullmatch(text.strip().lower())
+    if match is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT, e.g. 1280x720")
+    return int(match[1]), int(match[2])
+
+
+def parse_ratio(text: str) -> float:
+    """`--tcab-max-diff` as a share of differing pixels between 0 and 1 (argparse `type`)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a ratio between 0 and 1, e.g. 0.05")
+    return value
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Every `--tcab-*` option, in one group, and the `tcab_suite` ini key."""
+    group = parser.getgroup("tcab", "Test Cabinet suites")
+    group.addoption(SUITE_OPTION, dest="tcab_suite", metavar="SUITE",
+                    help="collect the Test Cabinet suite rooted at SUITE (alone, when no paths are given)")
+    parser.addini(SUITE_INI, "default for --tcab-suite, relative to the ini file")
+    group.addoption("--tcab-experimental", dest="tcab_experimental", action="store_true",
+                    help="collect experimental cases too (as TCAB_BACKEND_ALLOW_EXPERIMENTAL=1 does)")
+    group.addoption(RUN_OPTION, dest="tcab_run", metavar="DIR",
+                    help="validate the produced implementation in DIR (its .tcab/run.toml names the case)")
+    group.addoption("--tcab-case", dest="tcab_case", metavar="SLUG[@VERSION][#VARIANT][:ENGINE]",
+                    help="the case a run was produced for; overrides DIR/.tcab/run.toml")
+    group.addoption("--tcab-reference", dest="tcab_reference", action="store_true",
+                    help="validate every variant's reference_implementation as a run")
+    group.addoption(SEED_OPTION, dest="tcab_seed", metavar="SLUG[@VERSION][#VARIANT][:ENGINE]",
+                    help="write what a run of the case receives into --tcab-out=DIR (an empty folder)")
+    group.addoption("--tcab-out", dest="tcab_out", metavar="DIR",
+                    help="where results.json, report.html and media go (default .tcab/results)")
+    group.addoption("--tcab-build-timeout", dest="tcab_build_timeout", type=float, default=600.0,
+                    metavar="SECONDS", help="timeout of each build step (default 600)")
+    group.addoption("--tcab-strict", dest="tcab_strict", action="store_true",
+                    help="fail instead of skipping: missing proofs, verdicts left for the reviewer, no browser")
+    group.addoption(WASM_TIMEOUT_OPTION, dest="tcab_wasm_timeout", type=float, default=60.0, metavar="SECONDS",
+                    help="wall-clock bound of each performance case, beside its fuel budget (default 60)")
+    group.addoption(WASM_CACHE_OPTION, dest="tcab_wasm_cache", default=".tcab/wasm-cache", metavar="DIR",
+                    help="where compiled wasm modules are kept between sessions (default .tcab/wasm-cache)")
+    group.addoption("--tcab-chromium", dest="tcab_chromium", metavar="PATH",
+                    help="the Chromium to drive builds with (else TCAB_CHROMIUM, Playwright's, /usr/bin/chromium)")
+    group.addoption(VIEWPORT_OPTION, dest="tcab_viewport", type=parse_viewport,
+                    metavar="WxH", help="viewport of checks and their baselines, in logical pixels (default 1280x720)")
+    group.addoption(MAX_DIFF_OPTION, dest="tcab_max_diff", type=parse_ratio, default=None, metavar="RATIO",
+                    help="fail a check whose share of differing pixels is above RATIO (0 to 1; default: record only)")
+    group.addoption(DRIVER_TIMEOUT_OPTION, dest="tcab_driver_timeout", type=float, default=60.0, metavar="SECONDS",
+                    help="fail a validation driver still running after SECONDS (default 60)")
+    group.addoption(CAPTURE_BASELINES_OPTION, dest="tcab_capture_baselines", action="store_true",
+                    help="drive every validation script against its variant's reference implementation and "
+                         "write validation-baseline/<variant>/ into the version folder")

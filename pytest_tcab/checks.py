@@ -20,8 +20,6 @@ import pytest
 from pytest_tcab.browser import BrowserFunction
 from pytest_tcab.browser import BrowserSession
 from pytest_tcab.browser import browser_test
-from pytest_tcab.errors import KeyPath
-from pytest_tcab.errors import Problem
 from pytest_tcab.errors import TcabError
 from pytest_tcab.errors import format_key_path
 from pytest_tcab.models.check import Check
@@ -30,7 +28,7 @@ from pytest_tcab.options import Viewport
 from pytest_tcab.run import REPORTER_PREFIX
 from pytest_tcab.run import RunContext
 from pytest_tcab.run import RunItem
-from pytest_tcab.toml import load
+from pytest_tcab.toml import line_in
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -158,7 +156,7 @@ class CheckItem(RunItem, BrowserFunction):
         if action_index is None:
             return ""
         key = ("check", self.index, "actions", action_index)
-        line = _line_of(self.run.case.manifest_path, key)
+        line = line_in(self.run.case.manifest_path, key)
         where = self.run.case.manifest_path.name + (f":{line}" if line else "")
         return f"\n    at {where}: `{format_key_path(key)}`"
 
@@ -211,11 +209,6 @@ class CheckItem(RunItem, BrowserFunction):
         return {name: str(path) for name, path in paths.items()}
 
 
-def _line_of(manifest: Path, key: KeyPath) -> int | None:
-    document = load(manifest)
-    return None if isinstance(document, Problem) else document.line_of(key)
-
-
 @dataclass(frozen=True)
 class _Baseline:
     """The reference a check compares against: a mockup `path` or a still `media`."""
@@ -245,7 +238,7 @@ def _count(n: int, word: str) -> str:
 def check_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item]:
     """One `check[<view>]` per `[[check]]` of the case, pointing at its line of test-case.toml."""
     for index, check in enumerate(run.case.checks):
-        line = _line_of(run.case.manifest_path, ("check", index))
+        line = line_in(run.case.manifest_path, ("check", index))
         yield CheckItem.from_parent(
             parent,
             name=f"check[{check.view}]",

@@ -35,8 +35,7 @@ from pytest_tcab.paths import contained
 from pytest_tcab.run import BuildFailed
 from pytest_tcab.run import RunContext
 from pytest_tcab.run import RunItem
-from pytest_tcab.toml import TomlDocument
-from pytest_tcab.toml import load
+from pytest_tcab.toml import line_in
 from pytest_tcab.wasm import LoadedModule
 from pytest_tcab.wasm import ModuleRejected
 from pytest_tcab.wasm import RunResult
@@ -300,10 +299,9 @@ def perf_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Ite
     assert tables is not None, "run_items dispatches performance cases only"
     perf = PerfRun(run, tables)
     manifest = run.case.manifest_path
-    doc = load(manifest)
 
     def where(*key: str | int) -> tuple[Path, int | None]:
-        return manifest, doc.line_of(key) if isinstance(doc, TomlDocument) else None
+        return manifest, line_in(manifest, key)
 
     yield ModuleBuildItem.from_parent(parent, name="build", run=run, key="build", location=where("build"),
                                       perf=perf)

@@ -50,6 +50,12 @@ def load(path: Path) -> TomlDocument | Problem:
     return parse(path, source)
 
 
+def line_in(path: Path, key: KeyPath) -> int | None:
+    """The line of `key` in the TOML file at `path`, or None: where a run item points an IDE."""
+    loaded = load(path)
+    return loaded.line_of(key) if isinstance(loaded, TomlDocument) else None
+
+
 def parse(path: Path, source: str) -> TomlDocument | Problem:
     try:
         data = tomli.loads(source)

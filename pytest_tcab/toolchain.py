@@ -25,8 +25,7 @@ from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import mark_recorded
 from pytest_tcab.run import RunContext
 from pytest_tcab.run import RunItem
-from pytest_tcab.toml import TomlDocument
-from pytest_tcab.toml import load
+from pytest_tcab.toml import line_in
 
 
 class ToolchainFailed(TcabError):
@@ -69,11 +68,10 @@ def toolchain_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytes
     if toolchain is None:
         return
     path = run.case.manifest_path
-    doc = load(path)
     for step, field in Toolchain.model_fields.items():
         command = getattr(toolchain, step)
         if command is None:
             continue
-        line = doc.line_of(("toolchain", step)) if isinstance(doc, TomlDocument) else None
+        line = line_in(path, ("toolchain", step))
         yield ToolchainItem.from_parent(parent, name=f"toolchain[{step}]", run=run, key=step,
                                         location=(path, line), command=command, required=field.is_required())

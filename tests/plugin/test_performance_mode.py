@@ -188,15 +188,16 @@ def test_example_bounce_run_end_to_end(pytester: pytest.Pytester, example_suite:
 @needs_rust
 def test_example_bounce_perf_definition_run_end_to_end(pytester: pytest.Pytester, example_suite: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    # The same solution as runs/bounce, judged by the test-suite layout's definition bounce-perf.
+    # The solution in runs/bounce, judged by the test-suite layout's definition instead of the
+    # catalog case its run.toml names: --tcab-case overrides it.
     monkeypatch.setenv("PATH", f"{DEBIAN_CARGO.parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    result = pytester.runpytest_subprocess("--tcab-suite=example-suite", "--tcab-run=example-suite/runs/bounce-perf",
-                                           "-v")
+    result = pytester.runpytest_subprocess("--tcab-suite=example-suite", "--tcab-run=example-suite/runs/bounce",
+                                           "--tcab-case=bounce-perf", "-v")
     result.assert_outcomes(passed=5)
     result.stdout.fnmatch_lines([
-        "*runs/bounce-perf::correctness[[]three] PASSED*",
-        "*runs/bounce-perf::fuel[[]long-run] PASSED*",
-        "bounce-perf@v1.0.0:none (bounce-perf): 5 passed",
+        "*runs/bounce::correctness[[]three] PASSED*",
+        "*runs/bounce::fuel[[]long-run] PASSED*",
+        "bounce-perf@v1.0.0:none (bounce): 5 passed",
     ])
     (run,) = json.loads((pytester.path / ".tcab/results/results.json").read_text())["runs"]
     assert (run["case"], run["layout"]) == ("bounce-perf", "definition")

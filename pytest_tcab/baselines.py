@@ -27,6 +27,7 @@ from pytest_tcab.drivers import drive
 from pytest_tcab.drivers import media_name
 from pytest_tcab.drivers import validation_lines
 from pytest_tcab.errors import TcabError
+from pytest_tcab.outcomes import skip_unless_strict
 from pytest_tcab.run import RunContext
 from pytest_tcab.run import reference_context
 
@@ -79,10 +80,8 @@ class BaselineItem(BrowserFunction):
             raise BaselineFailed(f"not captured ({kept}): {validation.script}: {outcome.result.error}")
         notes = outcome.result.notes or "no notes"
         if outcome.verdict is None:
-            reason = f"not captured ({kept}): left for the reviewer against the reference implementation: {notes}"
-            if self.config.getoption("tcab_strict"):
-                pytest.fail(f"{reason} (--tcab-strict)", pytrace=False)
-            pytest.skip(reason)
+            skip_unless_strict(self.config, f"not captured ({kept}): left for the reviewer against the "
+                               f"reference implementation: {notes}")
         if outcome.verdict is False:
             raise BaselineFailed(f'not captured ({kept}): verdict "{self.unit.id}" is false against the '
                                  f"reference implementation: {notes}")

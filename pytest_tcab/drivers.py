@@ -28,6 +28,7 @@ from pytest_tcab.case import VerdictUnit
 from pytest_tcab.errors import KeyPath
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.manifest import Output
+from pytest_tcab.outcomes import skip_unless_strict
 from pytest_tcab.run import REPORTER_PREFIX
 from pytest_tcab.run import RunContext
 from pytest_tcab.run import RunItem
@@ -171,10 +172,8 @@ class ValidateItem(RunItem, BrowserFunction):
                 reason += f"\n    the page threw while driven: {outcome.page_errors[0]}"
             self._fail(reason)
         elif outcome.verdict is None:
-            reason = f"left for the reviewer: {notes or 'the driver could not meet its precondition (no notes)'}"
-            if self.config.getoption("tcab_strict"):
-                pytest.fail(f"{reason} (--tcab-strict)", pytrace=False)
-            pytest.skip(reason)
+            skip_unless_strict(self.config, "left for the reviewer: "
+                               f"{notes or 'the driver could not meet its precondition (no notes)'}")
         elif outcome.verdict is False:
             self._fail(f'verdict "{self.unit.id}" is false: {notes or "the driver left no notes"}')
 

@@ -4,6 +4,7 @@ a failure nor a step that did not run."""
 from __future__ import annotations
 
 from typing import Any
+from typing import NoReturn
 
 import pytest
 
@@ -22,6 +23,13 @@ class OverCeiling(TcabError):
 
     def __init__(self, message: str) -> None:
         super().__init__(f"{OVER_CEILING}: {message}")
+
+
+def skip_unless_strict(config: pytest.Config, reason: str) -> NoReturn:
+    """Skip with `reason`; under `--tcab-strict` fail with it, as a gating validator would."""
+    if config.getoption("tcab_strict"):
+        pytest.fail(f"{reason} (--tcab-strict)", pytrace=False)
+    pytest.skip(reason)
 
 
 def mark_over_ceiling(item: pytest.Item) -> None:

@@ -30,6 +30,7 @@ from pytest_tcab.models.performance import PerfCase
 from pytest_tcab.outcomes import OverCeiling
 from pytest_tcab.outcomes import count_as_failed
 from pytest_tcab.outcomes import mark_over_ceiling
+from pytest_tcab.outcomes import skip_unless_strict
 from pytest_tcab.paths import PathEscapes
 from pytest_tcab.paths import contained
 from pytest_tcab.run import BuildFailed
@@ -262,10 +263,7 @@ class FuelItem(CaseItem):
         if failed:
             count_as_failed(self)
             names = ", ".join(f"correctness[{case_id}]" for case_id in failed)
-            message = f"not run: smoke failed ({names})"
-            if self.config.getoption("tcab_strict"):
-                pytest.fail(f"{message} (--tcab-strict)", pytrace=False)
-            pytest.skip(message)
+            skip_unless_strict(self.config, f"not run: smoke failed ({names})")
         sandbox = self.perf.tables.sandbox
         result = self.perf.execute(case)
         budget = math.floor(Fraction(sandbox.fuel_limit) * Fraction(case.fuel_runway))

@@ -34,6 +34,7 @@ from pytest_tcab.models.manifest import Build
 from pytest_tcab.models.manifest import humanize
 from pytest_tcab.models.suite import RunFile
 from pytest_tcab.models.validate import validate
+from pytest_tcab.outcomes import skip_unless_strict
 from pytest_tcab.resolve.manifest import DEFAULT_VARIANT
 from pytest_tcab.suite import FoundDefinition
 from pytest_tcab.suite import Suite
@@ -302,11 +303,7 @@ class ProofItem(RunItem):
             pytest.fail(f"proof {self.proof.id!r}: {self.proof.dest!r} {exc}", pytrace=False)
         if not path.is_file():
             self.record(present=False, dest=self.proof.dest, media_kind=self.proof.kind)
-            strict = self.config.getoption("tcab_strict")
-            message = f"proof {self.proof.id!r} missing: the build wrote no {self.proof.dest}"
-            if strict:
-                pytest.fail(message + " (--tcab-strict)", pytrace=False)
-            pytest.skip(message)
+            skip_unless_strict(self.config, f"proof {self.proof.id!r} missing: the build wrote no {self.proof.dest}")
         copy = self.run.out_dir / "proofs" / self.proof.dest
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, copy)

@@ -41,6 +41,7 @@ from pytest_tcab.errors import ProblemsFound
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.definition import CODE_TYPES
 from pytest_tcab.options import SEED_OPTION
+from pytest_tcab.outcomes import skip_unless_strict
 from pytest_tcab.paths import contained
 from pytest_tcab.paths import is_inside
 from pytest_tcab.prompts import Rendering
@@ -415,11 +416,8 @@ def seed_item(parent: pytest.Collector, name: str, plan: Callable[[], SeedPlan],
         written.extend(entry.dest for entry in mockups if not reason)
         request.config.stash[seeded_key] = Seeded(out, written, unrendered)
         if reason:
-            message = (f"seeded {len(written)} files into {out}, but not the rendered references "
-                       f"{', '.join(unrendered)}: {reason}")
-            if request.config.getoption("tcab_strict"):
-                pytest.fail(message + " (--tcab-strict)", pytrace=False)
-            pytest.skip(message)
+            skip_unless_strict(request.config, f"seeded {len(written)} files into {out}, but not the "
+                               f"rendered references {', '.join(unrendered)}: {reason}")
 
     item = SeedItem.from_parent(parent, name=name, callobj=seed)
     item.experimental = experimental

@@ -258,8 +258,8 @@ class _CaseMaterial(StrictModel):
     domain: list[Domain] = []
 
 
-class Manifest(_CaseMaterial):
-    """`test-case.toml` of a code-producing catalog case version."""
+class _VersionHeader(StrictModel):
+    """The keys every catalog `test-case.toml` starts with, whatever its type."""
 
     slug: KebabSlug
     """Stable identity: the store key, recorded in every run."""
@@ -272,9 +272,14 @@ class Manifest(_CaseMaterial):
     prompt: RelPath
     max_runtime_hours: PositiveNumber = 1.0
     experimental: bool = False
+    init: Text | None = None
+
+
+class Manifest(_VersionHeader, _CaseMaterial):
+    """`test-case.toml` of a code-producing catalog case version."""
+
     type: str | None = None
     """The test case type; defaults to the `test-cases/<type>/` folder it lives in."""
-    init: Text | None = None
     assets: list[RelPath] = []
     packages: list[str] = []
     variants: list[RelPath] = []
@@ -284,21 +289,10 @@ class Manifest(_CaseMaterial):
     instrumentation: Instrumentation | None = None
 
 
-class PerformanceManifest(StrictModel):
+class PerformanceManifest(_VersionHeader):
     """`test-case.toml` of a performance case: no variants, domains or review items."""
 
-    slug: KebabSlug
-    name: Text
-    difficulty: Difficulty
-    tags: list[str]
-    summary: str | None = None
-    description: RelPath | None = None
-    changelog: RelPath
-    prompt: RelPath
-    max_runtime_hours: PositiveNumber = 1.0
-    experimental: bool = False
     type: Literal["performance"]
-    init: Text | None = None
     workspace: RelPath | None = None
     spec: list[SpecEntry] = []
     build: PerfBuild

@@ -9,6 +9,7 @@ files. Families of items (checks, drivers, performance) are asked for their item
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import tempfile
@@ -176,9 +177,9 @@ class RunContext:
         self._server: StaticServer | None = None
         self._scratch: Path | None = None
 
-    @property
+    @functools.cached_property
     def out_dir(self) -> Path:
-        """Where this run's media go: one folder per run under `--tcab-out`."""
+        """Where this run's media go: one folder per run under `--tcab-out` (made once)."""
         base = Path(self.config.getoption("tcab_out") or ".tcab/results").resolve()
         safe = re.sub(r"[^A-Za-z0-9_.@#-]+", "_", self.label).strip("_") or "run"
         path = base / safe

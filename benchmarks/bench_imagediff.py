@@ -1,4 +1,4 @@
-"""Time pytest_tcab.imagediff.compare against the pure-Python pixelmatch package, side by side.
+"""Time pytest_tcab.run.imagediff.compare against the pure-Python pixelmatch package, side by side.
 
 Run from the repository root: ``python benchmarks/bench_imagediff.py``. The pixelmatch column
 needs ``pip install pixelmatch`` and is left out without it. Both sides get the same 1280x720
@@ -21,7 +21,7 @@ from PIL import ImageDraw
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pytest_tcab.imagediff import compare
+from pytest_tcab.run.imagediff import compare
 
 WIDTH = 1280
 HEIGHT = 720

@@ -81,14 +81,14 @@ class ManifestFile(pytest.File):
         if self.config.getoption("tcab_reference") and resolution.case is not None:
             yield from self._reference_runs(resolution.case)
         if self.config.getoption("tcab_capture_baselines") and resolution.case is not None:
-            from pytest_tcab.baselines import baseline_items
+            from pytest_tcab.run.baselines import baseline_items
 
             yield from baseline_items(self, resolution.case)
 
     def _reference_runs(self, case: CaseVersion) -> Iterator[pytest.Collector]:
         """`--tcab-reference`: each variant's reference implementation, validated as a run."""
-        from pytest_tcab.run import ReferenceRun
-        from pytest_tcab.run import reference_context
+        from pytest_tcab.run.context import ReferenceRun
+        from pytest_tcab.run.context import reference_context
 
         for variant in case.variants:
             if variant.reference_implementation is None:

@@ -47,3 +47,11 @@ def is_inside(root: Path, path: Path) -> bool:
     real_root = os.path.realpath(root)
     real = os.path.realpath(path)
     return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def is_file(path: Path) -> bool:
+    """`path.is_file()`, false where the OS refuses the name (too long, a loop, no permission)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False

@@ -19,11 +19,17 @@ from pytest_tcab.session import configured_root
 from pytest_tcab.session import experimental_allowed
 
 # Feature modules that are plugins of their own (hooks and fixtures beside the code they serve).
-pytest_plugins = ["pytest_tcab.browser", "pytest_tcab.outcomes"]
+pytest_plugins = ["pytest_tcab.run.browser", "pytest_tcab.outcomes"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from pytest_tcab.run import hookspec
+
+    pluginmanager.add_hookspecs(hookspec)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -37,15 +43,15 @@ def pytest_configure(config: pytest.Config) -> None:
     if root is not None and not root.is_dir():
         raise pytest.UsageError(f"{SUITE_OPTION}: {root} is not a directory")
     if run_dir is not None or config.getoption("tcab_reference"):
-        from pytest_tcab.results import ResultsRecorder
-        from pytest_tcab.results import results_key
+        from pytest_tcab.run.results import ResultsRecorder
+        from pytest_tcab.run.results import results_key
 
         out = Path(config.getoption("tcab_out") or ".tcab/results").resolve()
         recorder = ResultsRecorder(config, out)
         config.stash[results_key] = recorder
         config.pluginmanager.register(recorder, "tcab-results")
     if config.getoption("tcab_capture_baselines"):
-        from pytest_tcab.baselines import BaselineRecorder
+        from pytest_tcab.run.baselines import BaselineRecorder
 
         config.pluginmanager.register(BaselineRecorder(config), "tcab-baselines")
     # Given a suite and no paths, collect the suite (or the run) alone, not the testpaths.
@@ -72,7 +78,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     run_dir = parent.config.getoption("tcab_run")
     if run_dir is not None and path.resolve() == Path(run_dir).resolve():
-        from pytest_tcab.run import RunDirectory
+        from pytest_tcab.run.context import RunDirectory
 
         return RunDirectory.from_parent(parent, path=path)
     return None

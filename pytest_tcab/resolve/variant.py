@@ -25,6 +25,7 @@ from pytest_tcab.models.manifest import ReviewItem
 from pytest_tcab.models.manifest import Validation
 from pytest_tcab.models.manifest import VariantFile
 from pytest_tcab.models.manifest import humanize
+from pytest_tcab.paths import is_file
 from pytest_tcab.resolve.common import Located
 from pytest_tcab.resolve.common import duplicates
 from pytest_tcab.resolve.common import norm
@@ -194,7 +195,7 @@ class VariantRules:
             declared_in = self.doc if common else self.vdoc
             key = ("proof", i if common else i - len(self.manifest.proof), "dest")
             assert declared_in is not None
-            collides = dest in seeded or (workspace is not None and (workspace / dest).is_file())
+            collides = dest in seeded or (workspace is not None and is_file(workspace / dest))
             if collides:
                 self.problems.append(declared_in.problem(key, f"proof dest {proof.dest!r} collides with a file seeded into "
                                                  f"the run of variant {self.slug!r}", "write proofs to a path nothing is seeded to, e.g. proof/<id>.png"))

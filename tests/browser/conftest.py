@@ -18,9 +18,9 @@ from typing import Any
 import playwright.sync_api  # noqa: F401
 import pytest
 
-from pytest_tcab.browser import NO_BROWSER_REASON
-from pytest_tcab.browser import BrowserSession
-from pytest_tcab.browser import find_chromium
+from pytest_tcab.run.browser import NO_BROWSER_REASON
+from pytest_tcab.run.browser import BrowserSession
+from pytest_tcab.run.browser import find_chromium
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext

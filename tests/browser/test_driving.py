@@ -14,20 +14,20 @@ from typing import TYPE_CHECKING
 import pytest
 from PIL import Image
 
-from pytest_tcab.browser import BrowserError
-from pytest_tcab.browser import BrowserSession
-from pytest_tcab.browser import ChromiumLocation
-from pytest_tcab.browser import find_chromium
-from pytest_tcab.browser import playwright_chromium
-from pytest_tcab.driving import DriveError
-from pytest_tcab.driving import DriverRun
-from pytest_tcab.driving import OutputSpec
-from pytest_tcab.driving import finish_video
-from pytest_tcab.driving import load
-from pytest_tcab.driving import perform
-from pytest_tcab.driving import render_mockup
-from pytest_tcab.driving import run_driver
-from pytest_tcab.driving import screenshot_png
+from pytest_tcab.run.browser import BrowserError
+from pytest_tcab.run.browser import BrowserSession
+from pytest_tcab.run.browser import ChromiumLocation
+from pytest_tcab.run.browser import find_chromium
+from pytest_tcab.run.browser import playwright_chromium
+from pytest_tcab.run.driving import DriveError
+from pytest_tcab.run.driving import DriverRun
+from pytest_tcab.run.driving import OutputSpec
+from pytest_tcab.run.driving import finish_video
+from pytest_tcab.run.driving import load
+from pytest_tcab.run.driving import perform
+from pytest_tcab.run.driving import render_mockup
+from pytest_tcab.run.driving import run_driver
+from pytest_tcab.run.driving import screenshot_png
 from pytest_tcab.models.check import Call
 from pytest_tcab.models.check import Click
 from pytest_tcab.models.check import Hold
@@ -352,7 +352,7 @@ def test_tcab_browser_fixture_and_override_point(pytester: pytest.Pytester,
             context.close()
         """
     )
-    result = pytester.runpytest_subprocess("-p", "pytest_tcab.browser", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-p", "pytest_tcab.run.browser", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
 
 

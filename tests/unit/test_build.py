@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tcab.build import KILL_GRACE_S
-from pytest_tcab.build import build_static
-from pytest_tcab.build import prepare_workdir
-from pytest_tcab.build import run_command
+from pytest_tcab.run.build import KILL_GRACE_S
+from pytest_tcab.run.build import build_static
+from pytest_tcab.run.build import prepare_workdir
+from pytest_tcab.run.build import run_command
 
 
 def _wait_gone(pid: int, *, group: bool, within_s: float = 5.0) -> bool:

@@ -4,12 +4,13 @@
 per variant with a reference implementation under its manifest. Both share one `RunContext`
 per run: the resolved case, the tree to build, the build (done once, on first use), and the
 loopback server that serves the static output and, from a separate path, the reporter-side
-files. Families of items (checks, drivers, performance) are asked for their items in turn.
+files. Families of items (checks, drivers, performance, ...) answer `pytest_tcab_run_items` in turn.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 import shutil
 import tempfile
@@ -42,9 +43,9 @@ from pytest_tcab.suite import Suite
 from pytest_tcab.toml import load
 
 if TYPE_CHECKING:
-    from pytest_tcab.build import BuildResult
     from pytest_tcab.models.manifest import Proof
-    from pytest_tcab.serve import StaticServer
+    from pytest_tcab.run.build import BuildResult
+    from pytest_tcab.run.serve import StaticServer
 
 RUN_FILE = Path(".tcab/run.toml")
 REPORTER_PREFIX = "/__tcab__/"
@@ -195,7 +196,7 @@ class RunContext:
     def build(self) -> BuildResult:
         """The static build of the source tree, done on first use and shared afterwards."""
         if self._build is None:
-            from pytest_tcab.build import build_static
+            from pytest_tcab.run.build import build_static
 
             timeout = float(self.config.getoption("tcab_build_timeout"))
             self._build = build_static(
@@ -213,7 +214,7 @@ class RunContext:
     def server(self) -> StaticServer:
         """The loopback server of the build output, reporter-side files under `/__tcab__/`."""
         if self._server is None:
-            from pytest_tcab.serve import StaticServer
+            from pytest_tcab.run.serve import StaticServer
 
             build = self.require_build()
             assert build.output_dir is not None  # a build is ok only with a static output
@@ -313,21 +314,47 @@ class ProofItem(RunItem):
 
 
 def run_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item]:
-    """Every item of a run, in a stable order: build, proofs, then each family's items."""
-    from pytest_tcab import checks
-    from pytest_tcab import drivers
-    from pytest_tcab import perf
-    from pytest_tcab import toolchain
+    """Every item of a run, in a stable order: each family's items, as `pytest_tcab_run_items` gives them."""
+    register_run_families(parent.config)
+    for items in parent.config.hook.pytest_tcab_run_items(run=run, parent=parent):
+        yield from items
 
-    if run.case.case_type == "performance":
-        yield from perf.perf_items(parent, run)
-        return
+
+RUN_FAMILIES = (
+    "pytest_tcab.run.context",
+    "pytest_tcab.run.perf",
+    "pytest_tcab.run.toolchain",
+    "pytest_tcab.run.checks",
+    "pytest_tcab.run.drivers",
+)
+"""The plugin's own families of run items, in the order their items are listed."""
+
+
+def register_run_families(config: pytest.Config) -> None:
+    """Register the plugin's families once, on the first run collected (start-up stays light).
+
+    Their hookimpls are `tryfirst`, and pluggy calls the latest registered first among those,
+    so registering in reverse makes the call order `RUN_FAMILIES`' and puts them before any
+    family a conftest adds.
+    """
+    manager = config.pluginmanager
+    for name in reversed(RUN_FAMILIES):
+        if not manager.has_plugin(name):
+            manager.register(importlib.import_module(name), name)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_tcab_run_items(run: RunContext, parent: pytest.Collector) -> Iterator[pytest.Item] | None:
+    """`build` and `proof[<id>]`: every run but a performance one (which builds a module)."""
+    if run.case.performance is not None:
+        return None
+    return _build_and_proofs(run, parent)
+
+
+def _build_and_proofs(run: RunContext, parent: pytest.Collector) -> Iterator[pytest.Item]:
     yield BuildItem.from_parent(parent, name="build", run=run, key="build")
     for proof in () if run.reference else run.variant.proofs:
         yield ProofItem.from_parent(parent, name=f"proof[{proof.id}]", run=run, key=proof.id, proof=proof)
-    yield from toolchain.toolchain_items(parent, run)
-    yield from checks.check_items(parent, run)
-    yield from drivers.validate_items(parent, run)
 
 
 class RunDirectory(pytest.Directory):

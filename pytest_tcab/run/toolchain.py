@@ -15,16 +15,16 @@ from typing import Any
 
 import pytest
 
-from pytest_tcab.build import _step_failure
-from pytest_tcab.build import build_environment
-from pytest_tcab.build import ending
-from pytest_tcab.build import run_command
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.definition import Toolchain
 from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import mark_recorded
-from pytest_tcab.run import RunContext
-from pytest_tcab.run import RunItem
+from pytest_tcab.run.build import _step_failure
+from pytest_tcab.run.build import build_environment
+from pytest_tcab.run.build import ending
+from pytest_tcab.run.build import run_command
+from pytest_tcab.run.context import RunContext
+from pytest_tcab.run.context import RunItem
 from pytest_tcab.toml import line_in
 
 
@@ -59,7 +59,8 @@ class ToolchainItem(RunItem):
         pytest.skip(f"{RECORDED}: {ending(result, timeout)}")
 
 
-def toolchain_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item]:
+@pytest.hookimpl(tryfirst=True)
+def pytest_tcab_run_items(run: RunContext, parent: pytest.Collector) -> Iterator[pytest.Item]:
     """One `toolchain[<step>]` per declared step, in the model's order (typecheck first).
 
     Whether a step gates is read from the model: the field without a default is the required one.

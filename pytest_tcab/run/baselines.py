@@ -17,19 +17,19 @@ from typing import Any
 
 import pytest
 
-from pytest_tcab.browser import BrowserFunction
-from pytest_tcab.browser import BrowserSession
-from pytest_tcab.browser import browser_test
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import VerdictUnit
-from pytest_tcab.drivers import baseline_folder
-from pytest_tcab.drivers import drive
-from pytest_tcab.drivers import media_name
-from pytest_tcab.drivers import validation_lines
 from pytest_tcab.errors import TcabError
 from pytest_tcab.outcomes import skip_unless_strict
-from pytest_tcab.run import RunContext
-from pytest_tcab.run import reference_context
+from pytest_tcab.run.browser import BrowserFunction
+from pytest_tcab.run.browser import BrowserSession
+from pytest_tcab.run.browser import browser_test
+from pytest_tcab.run.context import RunContext
+from pytest_tcab.run.context import reference_context
+from pytest_tcab.run.drivers import baseline_folder
+from pytest_tcab.run.drivers import drive
+from pytest_tcab.run.drivers import media_name
+from pytest_tcab.run.drivers import validation_lines
 
 NEW = "new"
 CHANGED = "changed"

@@ -19,9 +19,6 @@ from typing import Any
 
 import pytest
 
-from pytest_tcab.browser import BrowserFunction
-from pytest_tcab.browser import BrowserSession
-from pytest_tcab.browser import browser_test
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import Variant
 from pytest_tcab.case import VerdictUnit
@@ -29,15 +26,18 @@ from pytest_tcab.errors import KeyPath
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.manifest import Output
 from pytest_tcab.outcomes import skip_unless_strict
-from pytest_tcab.run import REPORTER_PREFIX
-from pytest_tcab.run import RunContext
-from pytest_tcab.run import RunItem
+from pytest_tcab.run.browser import BrowserFunction
+from pytest_tcab.run.browser import BrowserSession
+from pytest_tcab.run.browser import browser_test
+from pytest_tcab.run.context import REPORTER_PREFIX
+from pytest_tcab.run.context import RunContext
+from pytest_tcab.run.context import RunItem
 from pytest_tcab.scoring import excluded_verdicts
 from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import load
 
 if TYPE_CHECKING:
-    from pytest_tcab.driving import DriverRun
+    from pytest_tcab.run.driving import DriverRun
 
 BASELINE_FOLDER = "validation-baseline"
 """Committed baselines live in `<version>/validation-baseline/<variant>/`."""
@@ -79,13 +79,13 @@ def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir
     The clip of a video output records the whole drive, from the page load on, and is saved
     when the page closes, whether the driver passed, failed or timed out: it is the evidence.
     """
-    from pytest_tcab.browser import DEFAULT_VIEWPORT
-    from pytest_tcab.driving import DriveError
-    from pytest_tcab.driving import DriverRun
-    from pytest_tcab.driving import OutputSpec
-    from pytest_tcab.driving import finish_video
-    from pytest_tcab.driving import load as load_page
-    from pytest_tcab.driving import run_driver
+    from pytest_tcab.run.browser import DEFAULT_VIEWPORT
+    from pytest_tcab.run.driving import DriveError
+    from pytest_tcab.run.driving import DriverRun
+    from pytest_tcab.run.driving import OutputSpec
+    from pytest_tcab.run.driving import finish_video
+    from pytest_tcab.run.driving import load as load_page
+    from pytest_tcab.run.driving import run_driver
 
     validation = unit.validation
     assert validation is not None, "only units that declare validation are driven"
@@ -222,7 +222,8 @@ def _validation_keys(data: dict[str, Any]) -> Iterator[tuple[str, KeyPath]]:
                 yield f"{category['id']}.{item['id']}", ("review", "categories", i, "items", j, "validation")
 
 
-def validate_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item]:
+@pytest.hookimpl(tryfirst=True)
+def pytest_tcab_run_items(run: RunContext, parent: pytest.Collector) -> Iterator[pytest.Item]:
     """One `validate[<verdict>]` per verdict unit of the run's variant that declares validation."""
     lines = validation_lines(run.case, run.variant)
     excluded = excluding_errata(run.case, run.variant)

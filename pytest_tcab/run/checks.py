@@ -17,17 +17,17 @@ from typing import Any
 
 import pytest
 
-from pytest_tcab.browser import BrowserFunction
-from pytest_tcab.browser import BrowserSession
-from pytest_tcab.browser import browser_test
 from pytest_tcab.errors import TcabError
 from pytest_tcab.errors import format_key_path
 from pytest_tcab.models.check import Check
 from pytest_tcab.options import MAX_DIFF_OPTION
 from pytest_tcab.options import Viewport
-from pytest_tcab.run import REPORTER_PREFIX
-from pytest_tcab.run import RunContext
-from pytest_tcab.run import RunItem
+from pytest_tcab.run.browser import BrowserFunction
+from pytest_tcab.run.browser import BrowserSession
+from pytest_tcab.run.browser import browser_test
+from pytest_tcab.run.context import REPORTER_PREFIX
+from pytest_tcab.run.context import RunContext
+from pytest_tcab.run.context import RunItem
 from pytest_tcab.toml import line_in
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
     from pytest_tcab.case import Variant
-    from pytest_tcab.driving import PageLog
+    from pytest_tcab.run.driving import PageLog
 
 
 CHECK_TIMEOUT_MS = 30_000.0
@@ -68,10 +68,10 @@ class CheckItem(RunItem, BrowserFunction):
         """Render the baseline, drive the build, screenshot, compare, record; then judge."""
         from PIL import Image
 
-        from pytest_tcab.browser import DEFAULT_VIEWPORT
-        from pytest_tcab.driving import DriveError
-        from pytest_tcab.imagediff import compare
-        from pytest_tcab.imagediff import is_blank
+        from pytest_tcab.run.browser import DEFAULT_VIEWPORT
+        from pytest_tcab.run.driving import DriveError
+        from pytest_tcab.run.imagediff import compare
+        from pytest_tcab.run.imagediff import is_blank
 
         self.run.require_build()
         server = self.run.server()
@@ -131,9 +131,9 @@ class CheckItem(RunItem, BrowserFunction):
             )
 
     def _drive_page(self, page: Page, url: str) -> None:
-        from pytest_tcab.driving import DriveError
-        from pytest_tcab.driving import load
-        from pytest_tcab.driving import perform
+        from pytest_tcab.run.driving import DriveError
+        from pytest_tcab.run.driving import load
+        from pytest_tcab.run.driving import perform
 
         log: PageLog = load(page, url, CHECK_TIMEOUT_MS)
         perform(page, self.check.actions, self.run.case.handle, CHECK_TIMEOUT_MS)
@@ -144,7 +144,7 @@ class CheckItem(RunItem, BrowserFunction):
         """The viewport as PNG, or None when the page cannot be screenshotted (hung or closed)."""
         from playwright.sync_api import Error
 
-        from pytest_tcab.driving import screenshot_png
+        from pytest_tcab.run.driving import screenshot_png
 
         try:
             return screenshot_png(page)
@@ -164,8 +164,8 @@ class CheckItem(RunItem, BrowserFunction):
         """The baseline as PNG bytes, rendered once per (reference file, viewport) per session."""
         from PIL import Image
 
-        from pytest_tcab.driving import DriveError
-        from pytest_tcab.driving import render_mockup
+        from pytest_tcab.run.driving import DriveError
+        from pytest_tcab.run.driving import render_mockup
 
         source = (self.run.case.folder / reference.source).resolve()
         cache = self.config.stash.setdefault(_baselines_key, {})
@@ -235,7 +235,8 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def check_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item]:
+@pytest.hookimpl(tryfirst=True)
+def pytest_tcab_run_items(run: RunContext, parent: pytest.Collector) -> Iterator[pytest.Item]:
     """One `check[<view>]` per `[[check]]` of the case, pointing at its line of test-case.toml."""
     for index, check in enumerate(run.case.checks):
         line = line_in(run.case.manifest_path, ("check", index))

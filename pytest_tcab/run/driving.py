@@ -343,7 +343,7 @@ def _settle(page: Page, function: str, argument: Any, timeout_ms: float) -> dict
 
 @cache
 def _driver_api() -> str:
-    return files("pytest_tcab").joinpath("driver_api.js").read_text(encoding="utf-8")
+    return files("pytest_tcab.run").joinpath("driver_api.js").read_text(encoding="utf-8")
 
 
 def _first_line(error: Error) -> str:

@@ -68,7 +68,7 @@ class ResultsRecorder:
 
     # -- writing -------------------------------------------------------------------------
     def results(self) -> dict[str, Any]:
-        from pytest_tcab import scoring_report
+        from pytest_tcab.run import scoring_report
 
         runs = []
         for label, record in sorted(self.runs.items()):
@@ -89,7 +89,7 @@ class ResultsRecorder:
         path = self.out_dir / "results.json"
         path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
         self.written = [path]
-        from pytest_tcab.report import write_report
+        from pytest_tcab.run.report import write_report
 
         self.written.append(write_report(data, self.out_dir))
 

@@ -14,7 +14,7 @@ from pytest_tcab.scoring import excluded_verdicts
 from pytest_tcab.scoring import score
 
 if TYPE_CHECKING:
-    from pytest_tcab.results import RunRecord
+    from pytest_tcab.run.results import RunRecord
 
 
 def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
@@ -71,8 +71,8 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
 
 
 def _resolved(config: pytest.Config, identity: dict[str, str]) -> tuple[Any, tuple[Any, ...]]:
-    from pytest_tcab.run import RunSpec
-    from pytest_tcab.run import find_case
+    from pytest_tcab.run.context import RunSpec
+    from pytest_tcab.run.context import find_case
     from pytest_tcab.session import configured_root
     from pytest_tcab.session import suite_for
 

@@ -1,6 +1,6 @@
 """Performance cases in run mode: the wasm module's build, its answers, and the fuel they cost.
 
-`perf_items` turns a performance case into `build`, `correctness[<case>]` per smoke case and
+`pytest_tcab_run_items` turns a performance case into `build`, `correctness[<case>]` per smoke case and
 `fuel[<case>]` per stress case. The items of one run share a `PerfRun`, which builds and loads
 the module once per process and runs each smoke case once. A stress item asks the `PerfRun`
 whether the smoke cases passed instead of relying on their items having run before it: under
@@ -19,11 +19,6 @@ from typing import Any
 
 import pytest
 
-from pytest_tcab.build import CommandResult
-from pytest_tcab.build import _step_failure
-from pytest_tcab.build import build_environment
-from pytest_tcab.build import prepare_workdir
-from pytest_tcab.build import run_command
 from pytest_tcab.case import Performance
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.performance import PerfCase
@@ -33,16 +28,21 @@ from pytest_tcab.outcomes import mark_over_ceiling
 from pytest_tcab.outcomes import skip_unless_strict
 from pytest_tcab.paths import PathEscapes
 from pytest_tcab.paths import contained
-from pytest_tcab.run import BuildFailed
-from pytest_tcab.run import RunContext
-from pytest_tcab.run import RunItem
+from pytest_tcab.run.build import CommandResult
+from pytest_tcab.run.build import _step_failure
+from pytest_tcab.run.build import build_environment
+from pytest_tcab.run.build import prepare_workdir
+from pytest_tcab.run.build import run_command
+from pytest_tcab.run.context import BuildFailed
+from pytest_tcab.run.context import RunContext
+from pytest_tcab.run.context import RunItem
+from pytest_tcab.run.wasm import LoadedModule
+from pytest_tcab.run.wasm import ModuleRejected
+from pytest_tcab.run.wasm import RunResult
+from pytest_tcab.run.wasm import WasmRunner
+from pytest_tcab.run.wasm import answers_match
+from pytest_tcab.run.wasm import wasmtime_version
 from pytest_tcab.toml import line_in
-from pytest_tcab.wasm import LoadedModule
-from pytest_tcab.wasm import ModuleRejected
-from pytest_tcab.wasm import RunResult
-from pytest_tcab.wasm import WasmRunner
-from pytest_tcab.wasm import answers_match
-from pytest_tcab.wasm import wasmtime_version
 
 FUEL_PROPERTY = "tcab.fuel"
 """The user property carrying a case's fuel: it rides the report to the xdist controller and
@@ -287,14 +287,16 @@ class FuelItem(CaseItem):
             )
 
 
-def perf_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item]:
+@pytest.hookimpl(tryfirst=True)
+def pytest_tcab_run_items(run: RunContext, parent: pytest.Collector) -> Iterator[pytest.Item]:
     """`build`, then `correctness[<case>]` per smoke case, then `fuel[<case>]` per stress case.
 
     Each case item points at its `[[case]]` line in the manifest, so a failure is one click away
     from the input, the expected answer and the runway it was judged by.
     """
     tables = run.case.performance
-    assert tables is not None, "run_items dispatches performance cases only"
+    if tables is None:
+        return
     perf = PerfRun(run, tables)
     manifest = run.case.manifest_path
 

@@ -1,0 +1,41 @@
+"""The hooks run mode calls: how families of run items are found.
+
+Registered by `pytest_tcab.plugin` in `pytest_addhooks`; implement them in a `conftest.py`
+or a plugin with `@pytest.hookimpl`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    import pytest
+
+    from pytest_tcab.run.context import RunContext
+
+hookspec = pluggy.HookspecMarker("pytest")
+
+
+@hookspec
+def pytest_tcab_run_items(run: RunContext, parent: pytest.Collector) -> Iterable[pytest.Item] | None:
+    """The items one family contributes to a run, in their order; None when it has none.
+
+    :param run: the run being collected: its resolved case (`run.case`), variant, engine and
+        source tree, the build (`run.require_build()`, done once) and the loopback server.
+    :param parent: the collector the items belong to (`Item.from_parent(parent, ...)`).
+
+    The plugin's own families answer first, in the order of
+    `pytest_tcab.plugin.RUN_FAMILIES`; a family added by a ``conftest.py`` or another
+    plugin follows them. Subclass `pytest_tcab.run.context.RunItem` so an item carries the
+    run's identity into results.json.
+
+    Use in conftest plugins: a suite adds a family of its own, for example a check of a file
+    every build must write::
+
+        @pytest.hookimpl
+        def pytest_tcab_run_items(run, parent):
+            return [LicenseItem.from_parent(parent, name="license", run=run, key="license")]
+    """

@@ -99,7 +99,8 @@ class CaseVersion:
     name: str
     prompt: Path
     max_runtime_hours: float
-    build: Build
+    build: Build | None
+    """None for an asset-producing definition: its run is files, not a build."""
     checks: tuple[Check, ...]
     handle: str | None
     assets: tuple[str, ...]
@@ -112,6 +113,8 @@ class CaseVersion:
     """Set for a code-producing definition: the commands run over the built implementation."""
     layout: Literal["catalog", "definition"] = "catalog"
     """Where the case was declared; `manifest_path` is the definition file for a definition."""
+    definition: DefinitionCase | None = None
+    """The resolved definition a test-suite run comes from: its requirements and produced asset."""
 
     def variant(self, slug: str | None) -> Variant | None:
         """The named variant, or the default (first) one when `slug` is None."""
@@ -138,9 +141,12 @@ class SeededSpecification:
 
 @dataclass(frozen=True)
 class SuppliedAsset:
-    """An asset an end-to-end run is given: its files, seeded under `assets/<id>/`."""
+    """An asset of the suite version: given to an end-to-end run (seeded under `assets/<id>/`), or
+    the reference an asset-producing run is measured against."""
 
     id: str
+    kind: str
+    """The asset type (`sprite`, `sprite-sheet`, `voxel`, ...), which decides how a file is measured."""
     folder: Path
     files: tuple[str, ...]
     source: Path
@@ -173,7 +179,7 @@ class DefinitionCase:
     """What an end-to-end run is given; no other type is given assets."""
     schemas: tuple[str, ...]
     """Contract schemas of a performance or adversarial case, seeded as documentation."""
-    produces: str | None
-    """The asset id an asset-producing definition asks for."""
+    produces: SuppliedAsset | None
+    """The reference asset an asset-producing definition asks the model for."""
     model: Definition
     """The validated definition, for the tables of its type."""

@@ -23,6 +23,7 @@ from pytest_tcab.models.fields import RelPath
 from pytest_tcab.models.fields import Text
 from pytest_tcab.models.manifest import Build
 from pytest_tcab.models.manifest import Difficulty
+from pytest_tcab.models.manifest import Instrumentation
 from pytest_tcab.models.performance import Contract
 from pytest_tcab.models.performance import Identifier as EntryName
 from pytest_tcab.models.performance import PerfBuild
@@ -202,6 +203,9 @@ class CodeDefinition(_Definition):
     """Commands that turn the produced implementation into a served static build."""
     toolchain: Toolchain
     """The TypeScript toolchain run over the produced implementation."""
+    instrumentation: Instrumentation | None = None
+    """The window global the build installs its debug API on; requirement validators reach it
+    through `api` (without it, `api` offers only the page-level members)."""
 
 
 class SpriteDefinition(_Definition):
@@ -306,6 +310,7 @@ KEY_OWNERS: dict[str, tuple[str, ...]] = {
     "engines": CODE_TYPES,
     "workspaces": CODE_TYPES,
     "toolchain": CODE_TYPES,
+    "instrumentation": CODE_TYPES,
     "build": CODE_TYPES + WASM_TYPES,
     "workspace": WASM_TYPES,
     "contract": WASM_TYPES,

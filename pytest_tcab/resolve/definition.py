@@ -457,7 +457,7 @@ class _DefinitionResolver:
             self.problems.extend(performance_case_problems(self.doc, self.folder, model.case, seeded=seeded))
         return schemas
 
-    def _asset_table(self, model: Definition) -> str | None:
+    def _asset_table(self, model: Definition) -> SuppliedAsset | None:
         """The `[<type>].id` of an asset-producing definition must name an asset of a fitting kind."""
         table = asset_table(model)
         if table is None:
@@ -477,7 +477,7 @@ class _DefinitionResolver:
             self.problems.append(self.doc.problem(key, f"asset {table.id!r} is a {entry.asset.kind}, but a "
                                                   f"{model.type} definition{sheet} produces a {wanted}",
                                                   _kind_hint(model.type, entry.asset.kind)))
-        return table.id
+        return _asset_of(entry)
 
     def _supplied_assets(self, model: Definition, specs: tuple[SeededSpecification, ...]) -> tuple[SuppliedAsset, ...]:
         """End to end runs are given every asset their specifications describe; no other type is."""
@@ -489,9 +489,14 @@ class _DefinitionResolver:
             if entry.asset is None or entry.asset.specification not in covered:
                 continue
             self.problems.extend(entry.problems)
-            supplied.append(SuppliedAsset(id=entry.asset.id, folder=entry.path.parent, files=tuple(entry.asset.files),
-                                          source=entry.path))
+            supplied.append(_asset_of(entry))
         return tuple(supplied)
+
+
+def _asset_of(entry: AssetResolution) -> SuppliedAsset:
+    assert entry.asset is not None, "only assets that validated"
+    return SuppliedAsset(id=entry.asset.id, kind=entry.asset.kind, folder=entry.path.parent,
+                         files=tuple(entry.asset.files), source=entry.path)
 
 
 def _not_owned(key: str, case_type: str, owners: tuple[str, ...]) -> str:

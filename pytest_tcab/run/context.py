@@ -29,9 +29,11 @@ from pytest_tcab.case import Variant
 from pytest_tcab.errors import Problem
 from pytest_tcab.errors import ProblemsFound
 from pytest_tcab.errors import TcabError
+from pytest_tcab.models.definition import ASSET_TYPES
 from pytest_tcab.models.definition import CODE_TYPES
 from pytest_tcab.models.definition import CodeDefinition
 from pytest_tcab.models.definition import PerformanceDefinition
+from pytest_tcab.models.definition import Toolchain
 from pytest_tcab.models.manifest import Build
 from pytest_tcab.models.manifest import humanize
 from pytest_tcab.models.suite import RunFile
@@ -120,23 +122,29 @@ def definition_run_case(definition: DefinitionCase, engine: str) -> tuple[CaseVe
 
     A performance definition carries the same tables as a performance manifest, so its run is
     the catalog's to the item; a code-producing one builds like a catalog game and adds its
-    `[toolchain]`. Asset-producing and adversarial runs have no validation yet, which is said
-    here rather than by a run that collects nothing and looks green.
+    `[toolchain]` and requirements; an asset-producing one builds nothing: its files are measured
+    against the reference asset. Adversarial runs have no validation yet, which is said here
+    rather than by a run that collects nothing and looks green.
     """
     model = definition.model
     variant = Variant(slug=DEFAULT_VARIANT, name=humanize(DEFAULT_VARIANT), description=None,
                       workspace=definition.workspaces.get(engine), reference_implementation=None, specs=(),
                       references=(), proofs=(), checklist=(), domains=())
+    build: Build | None = None
+    performance: Performance | None = None
+    toolchain: Toolchain | None = None
+    handle: str | None = None
     if isinstance(model, PerformanceDefinition):
         build = Build(install=model.build.install, build=model.build.build)
         performance = Performance(build=model.build, contract=model.contract, sandbox=model.sandbox,
                                   cases=tuple(model.case))
-        toolchain = None
     elif isinstance(model, CodeDefinition):
-        build, performance, toolchain = model.build, None, model.toolchain
-    else:
+        build, toolchain = model.build, model.toolchain
+        handle = model.instrumentation.handle if model.instrumentation is not None else None
+    elif definition.produces is None:
         raise RunError(f"definition {definition.slug!r}: run mode does not validate {model.type} definitions yet; "
-                       f"it validates {', '.join(CODE_TYPES)} and performance definitions")
+                       f"it validates {', '.join(CODE_TYPES)}, performance and asset-producing "
+                       f"({', '.join(ASSET_TYPES)}) definitions")
     case = CaseVersion(
         slug=definition.slug,
         version=definition.version,
@@ -148,7 +156,7 @@ def definition_run_case(definition: DefinitionCase, engine: str) -> tuple[CaseVe
         max_runtime_hours=definition.max_runtime_hours,
         build=build,
         checks=(),
-        handle=None,
+        handle=handle,
         assets=(),
         packages=(),
         variants=(variant,),
@@ -156,6 +164,7 @@ def definition_run_case(definition: DefinitionCase, engine: str) -> tuple[CaseVe
         performance=performance,
         toolchain=toolchain,
         layout="definition",
+        definition=definition,
     )
     return case, variant
 
@@ -198,6 +207,7 @@ class RunContext:
         if self._build is None:
             from pytest_tcab.run.build import build_static
 
+            assert self.case.build is not None, "only cases with a [build] are built"
             timeout = float(self.config.getoption("tcab_build_timeout"))
             self._build = build_static(
                 self.source, self.case.build.install, self.case.build.build, self.scratch(), timeout
@@ -326,6 +336,7 @@ RUN_FAMILIES = (
     "pytest_tcab.run.toolchain",
     "pytest_tcab.run.checks",
     "pytest_tcab.run.drivers",
+    "pytest_tcab.run.assets",
 )
 """The plugin's own families of run items, in the order their items are listed."""
 
@@ -345,8 +356,9 @@ def register_run_families(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_tcab_run_items(run: RunContext, parent: pytest.Collector) -> Iterator[pytest.Item] | None:
-    """`build` and `proof[<id>]`: every run but a performance one (which builds a module)."""
-    if run.case.performance is not None:
+    """`build` and `proof[<id>]`: every run that builds a static site (not a performance run, which
+    builds a module, nor an asset run, which builds nothing)."""
+    if run.case.performance is not None or run.case.build is None:
         return None
     return _build_and_proofs(run, parent)
 

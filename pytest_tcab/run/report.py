@@ -82,6 +82,12 @@ details { margin-top: 8px; } summary { cursor: pointer; color: var(--muted); fon
 pre.log { background: #141a26; color: #d5dbe6; padding: 10px 12px; border-radius: 6px;
   overflow: auto; max-height: 420px; font-size: 12px; margin: 6px 0 12px; }
 .figure + table { margin-top: 10px; }
+.pair { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 12px; margin-top: 10px; }
+.pair img.pixels { image-rendering: pixelated; background: repeating-conic-gradient(#d8dce4 0 25%, #fff 0 50%)
+  0 0 / 16px 16px; max-height: 320px; object-fit: contain; }
+.frames { display: flex; gap: 6px; flex-wrap: wrap; margin-top: 6px; }
+.frames img { width: 64px; }
+audio { width: 100%; margin-bottom: 6px; }
 code { font: 13px ui-monospace, Menlo, Consolas, monospace; }
 """
 
@@ -158,6 +164,7 @@ def _run(run: dict[str, Any], out_dir: Path) -> str:
         _part("Checks", each("check", lambda item: _check(item, out_dir))),
         _part("Validation verdicts", each("validate", lambda item: _verdict(item, out_dir))),
         _part("Proofs", _gallery(each("proof", lambda item: _proof(item, out_dir)))),
+        _part("Assets", each("asset", lambda item: _asset(item, out_dir))),
         _part("Errata", _errata(run.get("errata", []))),
     ]
     others = [item for group in by_kind.values() for item in group]
@@ -295,6 +302,68 @@ def _verdict(item: dict[str, Any], out_dir: Path) -> str:
         rows.append(f'<div class="trio">{pair}</div>')
     text = "".join(f'<p class="figure">{line}</p>' for line in lines)
     return _item(item, figures if item.get("script") else "", text, *rows)
+
+
+def _asset(item: dict[str, Any], out_dir: Path) -> str:
+    """Shapes side by side (figure | reference | produced), then each side's previews."""
+    figures = (f'<span class="figure">{_get(item, "asset_kind")} <code>{_get(item, "asset")}</code>'
+               f' read as {_get(item, "format")}</span>')
+    reference, produced = item.get("reference") or {}, item.get("produced") or {}
+    rows = [(_e(name.replace("_", " ")), _e(_shown(reference.get(name))), _e(_shown(produced.get(name))))
+            for name in dict.fromkeys([*reference, *produced])]
+    table = _table(("figure", "reference", "produced"), rows) if rows else ""
+    previews = item.get("previews") or {}
+    played = item.get("played")
+    sides = "".join(
+        _asset_side(previews.get(side), f"{label} <code>{_get(item, path)}</code>", out_dir,
+                    played if side == "produced" else None)
+        for side, label, path in (("reference", "reference", "reference_path"),
+                                  ("produced", "produced", "produced_path")))
+    return _item(item, figures, table, f'<div class="pair">{sides}</div>' if previews else "")
+
+
+def _shown(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, list):
+        return " x ".join(str(v) for v in value) if all(isinstance(v, int) for v in value) else str(value)
+    return str(value)
+
+
+def _asset_side(shown: dict[str, Any] | None, label: str, out_dir: Path, played: dict[str, Any] | None) -> str:
+    """One side of an asset: the file as a page shows it (image, audio player), and its pictures."""
+    if not shown:
+        return f'<figure><figcaption>{label}</figcaption><div class="missing">not produced</div></figure>'
+    file = str(shown["file"])
+    href = _href(file, out_dir)
+    suffix = Path(file).suffix.lower()
+    parts = []
+    if suffix in (".png", ".webp", ".gif", ".jpg", ".jpeg"):
+        parts.append(f'<a href="{href}"><img class="pixels" src="{href}" alt=""></a>')
+    elif suffix in (".wav", ".flac", ".ogg"):
+        parts.append(f'<audio controls preload="none" src="{href}"></audio>')
+    else:
+        parts.append(f'<p class="figure"><a href="{href}">{_e(Path(file).name)}</a></p>')
+    if shown.get("waveform"):
+        parts.append(f'<img src="{_href(shown["waveform"], out_dir)}" alt="waveform">')
+    if shown.get("front"):
+        parts.append(f'<img class="pixels" src="{_href(shown["front"], out_dir)}" alt="front view">')
+    if shown.get("frames"):
+        frames = "".join(f'<img class="pixels" src="{_href(frame, out_dir)}" alt="frame {n + 1}">'
+                         for n, frame in enumerate(shown["frames"]))
+        parts.append(f'<div class="frames">{frames}</div>')
+    if played and played.get("picture"):
+        parts.append(f'<p class="figure">played once: peak <b>{played.get("peak")}</b> particles at '
+                     f'{float(played.get("peak_s") or 0):.2f} s; ended '
+                     f'{_e(_ended(played.get("ended_s")))}</p>'
+                     f'<img src="{_href(played["picture"], out_dir)}" alt="busiest frame">')
+    if shown.get("note"):
+        parts.append(f'<p class="figure">{_get(shown, "note")}</p>')
+    return f'<figure><figcaption>{label}</figcaption>{"".join(parts)}</figure>'
+
+
+def _ended(seconds: object) -> str:
+    return f"at {float(seconds):.2f} s" if isinstance(seconds, (int, float)) else "not within the bound"
 
 
 def _build(item: dict[str, Any]) -> str:

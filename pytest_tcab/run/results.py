@@ -140,6 +140,11 @@ def _figure_lines(run: dict[str, Any]) -> list[str]:
             lines.append(f"fuel {item['id']}: {item['fuel']:,} ({item['outcome']})")
         elif item["kind"] == "toolchain" and "returncode" in item:
             lines.append(f"toolchain {item['id']}: exit {item['returncode']} ({item['outcome']})")
+        elif item["kind"] == "asset" and "format" in item:
+            off = len(item.get("mismatches", []))
+            state = "fits the reference" if item["outcome"] == "passed" else (
+                f"{off} figure{'s' if off != 1 else ''} off the reference" if off else item["outcome"])
+            lines.append(f"asset {item['id']} ({item['format']}): {state}")
         elif item["kind"] == "validate":
             word = _VERDICT_WORDS.get(item["outcome"], item["outcome"])
             if item.get("excluded_by"):

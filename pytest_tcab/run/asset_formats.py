@@ -64,8 +64,9 @@ class Mismatch:
 
 
 class Format(Protocol):
-    name: str
-    """What the file is read as, e.g. `image`, `audio`, `MIDI`."""
+    @property
+    def name(self) -> str:
+        """What the file is read as, e.g. `image`, `audio`, `MIDI`."""
 
     def measure(self, path: Path) -> Shape: ...
 

@@ -51,24 +51,26 @@ _PLAYER = """<!doctype html>
 <canvas id="stage" width="__W__" height="__H__"></canvas>
 <script type="module">
 import * as runtime from "__RUNTIME__";
-// Plays a system once: steps it at a fixed rate until no particle is alive (or the bound), then
-// draws the busiest frame for the report.
+// Plays a system once: steps it at a fixed rate until no particle is alive (or the bound),
+// drawing its first second as trails for the report.
 window.__tcabPlay = async ({ file, seconds, step }) => {
   const definition = await (await fetch(file)).json();
   const system = runtime.createSystem(definition);
   const canvas = document.getElementById("stage");
+  const context = canvas.getContext("2d");
   system.start(canvas.width / 2, canvas.height / 2);
-  let peak = 0, peakAt = 0, endedAt = null, busiest = [];
+  let peak = 0, peakAt = 0, endedAt = null;
   for (let t = step; t <= seconds + 1e-9; t += step) {
     const alive = system.step(step);
-    if (alive.length > peak) { peak = alive.length; peakAt = t; busiest = alive; }
+    if (alive.length > peak) { peak = alive.length; peakAt = t; }
+    if (t <= 1) {
+      for (const p of alive) {
+        context.globalAlpha = 0.35 * Math.max(0.1, Math.min(1, p.life ?? 1));
+        context.fillStyle = p.colour ?? "#ffffff";
+        context.fillRect(p.x - 1, p.y - 1, 2, 2);
+      }
+    }
     if (alive.length === 0 && peak > 0) { endedAt = t; break; }
-  }
-  const context = canvas.getContext("2d");
-  for (const p of busiest) {
-    context.globalAlpha = Math.max(0.15, Math.min(1, p.life ?? 1));
-    context.fillStyle = p.colour ?? "#ffffff";
-    context.fillRect(p.x - 1.5, p.y - 1.5, 3, 3);
   }
   return { peak, peak_s: peakAt, ended_s: endedAt };
 };
@@ -170,6 +172,9 @@ class ParticleItem(AssetItem, BrowserFunction):
         """The runtime package's folder, from the suite's package store (None: not declared)."""
         self.missing = missing
         """Why the suite gives no runtime or schema to check the system with, if it does not."""
+
+    runtest = BrowserFunction.runtest
+    """The browser's, which hands the session's Chromium to `use_browser` (not `AssetItem.runtest`)."""
 
     def use_browser(self, browser: BrowserSession) -> None:
         if self.missing is not None:

@@ -115,6 +115,8 @@ class CaseVersion:
     """Where the case was declared; `manifest_path` is the definition file for a definition."""
     definition: DefinitionCase | None = None
     """The resolved definition a test-suite run comes from: its requirements and produced asset."""
+    tick_hz: int | None = None
+    """`[instrumentation] tick_hz`: validation scripts count whole ticks of this rate."""
 
     def variant(self, slug: str | None) -> Variant | None:
         """The named variant, or the default (first) one when `slug` is None."""

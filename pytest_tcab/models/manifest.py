@@ -245,6 +245,9 @@ class Instrumentation(StrictModel):
     """Names the window global the build installs its debug API on."""
 
     handle: Identifier
+    tick_hz: Annotated[int, Field(gt=0, strict=True)] | None = None
+    """The fixed simulation rate of a build whose `step` counts ticks: validation scripts'
+    `advance`/`until` then take whole ticks, and the record pass plays them at this rate."""
 
 
 class _CaseMaterial(StrictModel):

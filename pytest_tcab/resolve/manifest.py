@@ -154,6 +154,7 @@ class VersionResolver:
             build=manifest.build,
             checks=tuple(manifest.check),
             handle=manifest.instrumentation.handle if manifest.instrumentation else None,
+            tick_hz=manifest.instrumentation.tick_hz if manifest.instrumentation else None,
             assets=tuple(manifest.assets),
             packages=tuple(manifest.packages),
             variants=tuple(v for v in resolved if v is not None),

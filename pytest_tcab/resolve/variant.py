@@ -360,12 +360,11 @@ class VariantRules:
                 self.problems.append(declared.doc.problem(declared.key + ("outputs", videos[1], "kind"),
                                                        f"declares {len(videos)} video outputs; a script may record at "
                                                        "most one video (the clip of the whole drive)"))
-            if self.manifest.review is not None:
-                script = norm(validation.script)
-                if script in scripts:
-                    first = scripts[script]
-                    self.problems.append(declared.doc.problem(declared.key + ("script",),
-                                                           f"script {validation.script!r} already drives "
-                                                           f"{where(first.doc, first.key)}",
-                                                           "in the categories grammar a script may drive at most one item"))
-                scripts.setdefault(script, declared)
+            script = norm(validation.script)
+            if script in scripts:
+                first = scripts[script]
+                self.problems.append(declared.doc.problem(declared.key + ("script",),
+                                                       f"script {validation.script!r} already drives "
+                                                       f"{where(first.doc, first.key)}",
+                                                       "a script drives one verdict unit: give each its own script"))
+            scripts.setdefault(script, declared)

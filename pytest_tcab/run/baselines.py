@@ -28,6 +28,7 @@ from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.context import reference_context
 from pytest_tcab.run.drivers import baseline_folder
 from pytest_tcab.run.drivers import drive
+from pytest_tcab.run.drivers import false_reason
 from pytest_tcab.run.drivers import media_name
 from pytest_tcab.run.drivers import validation_lines
 
@@ -84,7 +85,7 @@ class BaselineItem(BrowserFunction):
                                f"reference implementation: {notes}")
         if outcome.verdict is False:
             raise BaselineFailed(f'not captured ({kept}): verdict "{self.unit.id}" is false against the '
-                                 f"reference implementation: {notes}")
+                                 f"reference implementation: {false_reason(outcome.result)}")
         folder = baseline_folder(self.run.case, self.run.variant)
         folder.mkdir(parents=True, exist_ok=True)
         written = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from dataclasses import asdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +27,7 @@ from pytest_tcab.errors import KeyPath
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.manifest import Output
 from pytest_tcab.outcomes import skip_unless_strict
+from pytest_tcab.run.browser import DEFAULT_VIEWPORT
 from pytest_tcab.run.browser import BrowserFunction
 from pytest_tcab.run.browser import BrowserSession
 from pytest_tcab.run.browser import browser_test
@@ -37,6 +39,9 @@ from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import load
 
 if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
+    from playwright.sync_api import Page
+
     from pytest_tcab.run.driving import DriverRun
 
 BASELINE_FOLDER = "validation-baseline"
@@ -74,50 +79,74 @@ class Drive:
 
 def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir: Path,
           timeout_s: float) -> Drive:
-    """Load the run's build in a fresh context, run the unit's driver, keep its stills and clip.
+    """Run the unit's validation script against the run's build, each pass in a fresh context.
 
-    The clip of a video output records the whole drive, from the page load on, and is saved
-    when the page closes, whether the driver passed, failed or timed out: it is the evidence.
+    The script and its sibling modules come from the reporter-side path; its stills and clip
+    land in `media_dir` as `<verdict>__<output>.<ext>`, whether the verdict passed or failed.
     """
-    from pytest_tcab.run.browser import DEFAULT_VIEWPORT
-    from pytest_tcab.run.driving import DriveError
-    from pytest_tcab.run.driving import DriverRun
     from pytest_tcab.run.driving import OutputSpec
-    from pytest_tcab.run.driving import finish_video
-    from pytest_tcab.run.driving import load as load_page
-    from pytest_tcab.run.driving import run_driver
+    from pytest_tcab.run.driving import Script
+    from pytest_tcab.run.driving import run_script
 
     validation = unit.validation
     assert validation is not None, "only units that declare validation are driven"
-    handle = run.case.handle
-    if handle is None:  # resolution rejects this; kept as the verdict's reason, not a crash
-        raise DriverFailed(f"{validation.script}: the case declares no [instrumentation] handle")
     server = run.server()
+    script = Script(
+        url=server.url_for(REPORTER_PREFIX, validation.script), name=validation.script,
+        base=server.url_for(REPORTER_PREFIX, ""), handle=run.case.handle,
+        outputs=[OutputSpec(output.id, output.kind) for output in validation.outputs],
+        verdict_ids=[unit.id], tick_hz=run.case.tick_hz,
+    )
     viewport = run.config.getoption("tcab_viewport") or DEFAULT_VIEWPORT
-    outputs = [OutputSpec(output.id, output.kind) for output in validation.outputs]
+    with BuildPages(browser, server.url, viewport) as pages:
+        result = run_script(pages.open, script, timeout_s, media_dir, unit.id)
+    media = dict(result.images)
     video = next((output for output in validation.outputs if output.kind == "video"), None)
-    recording = run.scratch() / "recordings" / unit.id if video is not None else None
-    media_dir.mkdir(parents=True, exist_ok=True)
-    context = browser.new_context(viewport, record_video_dir=recording)
-    try:
+    if video is not None and result.clip is not None:
+        media[video.id] = result.clip
+    return Drive(result, result.verdicts.get(unit.id), media, tuple(pages.page_errors))
+
+
+class BuildPages:
+    """Fresh pages with the build loaded, each in its own instrumented context, closed together."""
+
+    def __init__(self, browser: BrowserSession, url: str, viewport: tuple[int, int]) -> None:
+        self.browser = browser
+        self.url = url
+        self.viewport = viewport
+        self.page_errors: list[str] = []
+        """Uncaught errors of the build while any of its pages was driven."""
+        self._contexts: list[BrowserContext] = []
+
+    def open(self) -> Page:
+        from pytest_tcab.run.driving import instrument
+        from pytest_tcab.run.driving import load
+
+        context = self.browser.new_context(self.viewport)
+        self._contexts.append(context)
+        instrument(context)
         page = context.new_page()
-        page_errors: list[str] = []
-        try:
-            log = load_page(page, server.url, LOAD_TIMEOUT_MS)
-        except DriveError as error:
-            result = DriverRun({}, "", {}, f"the build could not be loaded: {error}")
-        else:
-            page_errors = log.page_errors
-            result = run_driver(page, server.url_for(REPORTER_PREFIX, validation.script), handle, outputs,
-                                [unit.id], timeout_s, media_dir, unit.id, driver_name=validation.script)
-        media = dict(result.images)
-        if video is not None:
-            clip = finish_video(page, media_dir / media_name(unit.id, video))
-            if clip is not None:
-                media[video.id] = clip
-    finally:
-        context.close()
-    return Drive(result, result.verdicts.get(unit.id), media, tuple(page_errors))
+        self.page_errors = load(page, self.url, LOAD_TIMEOUT_MS).page_errors
+        return page
+
+    def __enter__(self) -> BuildPages:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for context in self._contexts:
+            context.close()
+
+
+def false_reason(result: DriverRun) -> str:
+    """Why a script decided false: each failed expectation with both values, then its notes."""
+    failed = result.failed_expectations
+    if not failed:
+        return result.notes or "the driver left no notes"
+    lines = [f"{len(failed)} of {len(result.expectations)} expectations failed:"]
+    lines += [f"    {expectation.describe()}" for expectation in failed]
+    if result.notes:
+        lines.append(f"    notes: {result.notes}")
+    return "\n".join(lines)
 
 
 class ValidateItem(RunItem, BrowserFunction):
@@ -143,8 +172,10 @@ class ValidateItem(RunItem, BrowserFunction):
             produced = outcome.media.get(output.id)
             media.append({"output": output.id, "kind": output.kind, "path": str(produced) if produced else None,
                           "baseline": self._copy_baseline(folder / media_name(self.unit.id, output))})
-        figures: dict[str, Any] = {"script": self.unit.validation.script, "verdict": outcome.verdict,
-                                   "notes": outcome.result.notes, "media": media}
+        figures: dict[str, Any] = {"script": self.unit.validation.script, "form": outcome.result.form,
+                                   "verdict": outcome.verdict, "notes": outcome.result.notes, "media": media}
+        if outcome.result.expectations:
+            figures["expectations"] = [asdict(expectation) for expectation in outcome.result.expectations]
         if self.excluded_by is not None:
             figures["excluded_by"] = self.excluded_by
         if outcome.page_errors:
@@ -175,7 +206,7 @@ class ValidateItem(RunItem, BrowserFunction):
             skip_unless_strict(self.config, "left for the reviewer: "
                                f"{notes or 'the driver could not meet its precondition (no notes)'}")
         elif outcome.verdict is False:
-            self._fail(f'verdict "{self.unit.id}" is false: {notes or "the driver left no notes"}')
+            self._fail(f'verdict "{self.unit.id}" is false: {false_reason(outcome.result)}')
 
     def _fail(self, reason: str) -> None:
         """Fail the verdict, unless an erratum excludes the point: then it no longer gates the run."""

@@ -1,16 +1,21 @@
-"""Driving a served build in a Playwright page: loading it, `[[check]]` actions, validation drivers."""
+"""Driving a served build in a Playwright page: loading it, `[[check]]` actions, validation scripts."""
 
 from __future__ import annotations
 
+import base64
+import io
 import secrets
+import shutil
+import subprocess
 import time
+from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from posixpath import basename
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
@@ -23,9 +28,11 @@ from pytest_tcab.models.check import Click
 from pytest_tcab.models.check import Hold
 from pytest_tcab.models.check import Key
 from pytest_tcab.models.check import Wait
+from pytest_tcab.run.browser import NO_FFMPEG_REASON
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext
+    from playwright.sync_api import CDPSession
     from playwright.sync_api import ConsoleMessage
     from playwright.sync_api import Error
     from playwright.sync_api import Page
@@ -95,17 +102,56 @@ class OutputSpec:
 
 
 @dataclass(frozen=True)
-class DriverRun:
-    """The outcome of one driver against one page.
+class Expectation:
+    """One expectation a script's check recorded; `expected`/`actual` are set for comparisons."""
 
-    `error` is the load-bearing failure reason; when it is set, `verdicts` is empty and every
-    verdict the script backs fails. `images` holds the stills taken, even on a failed run.
+    label: str
+    passed: bool
+    expected: str | None = None
+    actual: str | None = None
+
+    def describe(self) -> str:
+        if self.expected is None:
+            return f"{self.label}: did not hold"
+        return f"{self.label}: expected {self.expected}, actual {self.actual}"
+
+
+@dataclass(frozen=True)
+class Script:
+    """One validation script as a page imports it, and what the manifest asks of it."""
+
+    url: str
+    name: str
+    """How messages name it (its path in the case folder); replaces its URL in stack frames."""
+    base: str
+    """The URL its siblings are served under: frames from these files are the script's own."""
+    handle: str | None
+    outputs: Sequence[OutputSpec]
+    verdict_ids: Sequence[str]
+    tick_hz: int | None = None
+    """The case's fixed simulation rate: `advance`/`until` count whole ticks of it; None means seconds."""
+
+
+@dataclass(frozen=True)
+class DriverRun:
+    """The outcome of one validation script against the build.
+
+    `error` is the load-bearing failure reason; when it is set, every verdict the script backs
+    fails. `images` holds the stills taken and `clip` the recorded video, even on a failed run.
     """
 
     verdicts: dict[str, bool | None]
     notes: str
     images: dict[str, Path]
     error: str | None
+    form: str | None = None
+    """`item`, `drive` or `verdicts` (the first form); None when the script never loaded."""
+    expectations: tuple[Expectation, ...] = ()
+    clip: Path | None = None
+
+    @property
+    def failed_expectations(self) -> tuple[Expectation, ...]:
+        return tuple(expectation for expectation in self.expectations if not expectation.passed)
 
 
 def load(page: Page, url: str, timeout_ms: float) -> PageLog:
@@ -223,28 +269,52 @@ def render_mockup(context: BrowserContext, url: str, viewport: tuple[int, int],
         page.close()
 
 
-def run_driver(
-    page: Page,
-    driver_url: str,
-    handle: str,
-    outputs: Sequence[OutputSpec],
-    verdict_ids: Sequence[str],
-    timeout_s: float,
-    media_dir: Path,
-    media_prefix: str,
-    driver_name: str | None = None,
-) -> DriverRun:
-    """Import the driver into the loaded page, hand it the `api`, and judge what it returns.
+CLIP_MS = 8000
+"""How much of an item's act the record pass films, unless the item sets `clipMs`."""
+AUDIO_READER = f"__tcabAudio_{secrets.token_hex(8)}"
+"""The page function that returns the Web Audio log: a name no build can know in advance."""
 
-    Never raises for a driver's or a build's failure: it is the verdict's reason, in `error`.
-    Past `timeout_s` the page is closed, so the caller must not use it again (a recorded
-    clip can still be saved with finish_video). `driver_name` replaces the driver's URL in
-    stack frames; it defaults to the URL's file name.
+
+def instrument(context: BrowserContext) -> None:
+    """Install what `api.audio()` reads in every page `context` opens, before the build runs."""
+    context.add_init_script(_resource("audio_log.js").replace("__READER__", AUDIO_READER))
+
+
+def run_script(open_page: Callable[[], Page], script: Script, timeout_s: float, media_dir: Path,
+               media_prefix: str) -> DriverRun:
+    """Run one validation script against the build and judge what it decided and produced.
+
+    `open_page` gives a page with the build loaded (raising DriveError when it cannot be
+    loaded), from a context made with `instrument`. A script in the first two forms runs once,
+    filmed whole; an item runs a validate pass, then, when it declares outputs and decided its
+    verdict, a record pass on a fresh page that films `act` and takes the stills.
+    Never raises for a script's or a build's failure: it is the verdict's reason, in `error`.
+    Past `timeout_s` a pass's page is closed.
     """
+    media_dir.mkdir(parents=True, exist_ok=True)
+    if any(output.kind == "video" for output in script.outputs) and shutil.which("ffmpeg") is None:
+        return DriverRun({}, "", {}, NO_FFMPEG_REASON)
+    first = _pass(open_page, script, "validate", timeout_s, media_dir, media_prefix)
+    decided = first.error is None and any(verdict is not None for verdict in first.verdicts.values())
+    if first.form != "item" or not script.outputs or not decided:
+        return _checked(first, script)
+    record = _pass(open_page, script, "record", timeout_s, media_dir, media_prefix)
+    error = None if record.error is None else f"the record pass failed: {record.error}"
+    return _checked(replace(first, images=record.images, clip=record.clip, error=error), script)
+
+
+def _pass(open_page: Callable[[], Page], script: Script, mode: str, timeout_s: float, media_dir: Path,
+          media_prefix: str) -> DriverRun:
+    """One run of the in-page runtime on a freshly loaded page."""
     from playwright.sync_api import Error
 
+    try:
+        page = open_page()
+    except DriveError as error:
+        return DriverRun({}, "", {}, f"the build could not be loaded: {error}")
     images: dict[str, Path] = {}
-    binding = f"__tcabScreenshot_{secrets.token_hex(6)}"
+    clip = _Clip(page, media_dir / f"{media_prefix}__{_video_id(script)}.webm")
+    bindings = {name: f"__tcab{name.title()}_{secrets.token_hex(6)}" for name in ("screenshot", "pixel", "clip")}
 
     def screenshot(source: dict[str, Any], output_id: str) -> None:
         path = media_dir / f"{media_prefix}__{output_id}.png"
@@ -252,36 +322,52 @@ def run_driver(
         images[output_id] = path
 
     argument = {
-        "driverUrl": driver_url,
-        "driverName": driver_name or basename(urlsplit(driver_url).path),
-        "handle": handle,
-        "outputs": [{"id": output.id, "kind": output.kind} for output in outputs],
-        "screenshotBinding": binding,
+        "script": script.url,
+        "scriptName": script.name,
+        "scriptBase": script.base,
+        "handle": script.handle,
+        "outputs": [{"id": output.id, "kind": output.kind} for output in script.outputs],
+        "verdictIds": list(script.verdict_ids),
+        "pass": mode,
+        "tickHz": script.tick_hz,
+        "clipMs": CLIP_MS,
+        "bindings": {**bindings, "audio": AUDIO_READER},
     }
-    media_dir.mkdir(parents=True, exist_ok=True)
     try:
-        page.expose_binding(binding, screenshot)
-        outcome = _settle(page, _driver_api(), argument, timeout_s * 1000)
+        page.expose_binding(bindings["screenshot"], screenshot)
+        page.expose_binding(bindings["pixel"], lambda source, x, y: _pixel(page, x, y))
+        page.expose_binding(bindings["clip"], lambda source, action: clip.start() if action == "start" else clip.stop())
+        outcome = _settle(page, _resource("driver_api.js"), argument, timeout_s * 1000)
     except Error as error:
-        return _failed(images, f"the page failed during the drive: {_first_line(error)}")
+        return DriverRun({}, "", images, f"the page failed during the drive: {_first_line(error)}", clip=clip.save())
     if outcome is None:
+        clip.stop()
         page.close()
-        return _failed(images, f"the driver did not finish within {timeout_s:g} s; its page was closed")
+        return DriverRun({}, "", images, f"the driver did not finish within {timeout_s:g} s; its page was closed",
+                         clip=clip.save())
     if "error" in outcome:
-        return _failed(images, f"the glue failed: {outcome['error']}")
+        return DriverRun({}, "", images, f"the glue failed: {outcome['error']}", clip=clip.save())
     result = outcome["value"]
-    notes = result.get("notes", "")
-    if "error" in result:
-        return _failed(images, result["error"], notes)
-    problem = _judge(result["verdicts"], verdict_ids, outputs, images, page)
-    if problem is not None:
-        return _failed(images, problem, notes)
-    return DriverRun(dict(result["verdicts"]), notes, images, None)
+    expectations = tuple(Expectation(e["label"], e["pass"], e.get("expected"), e.get("actual"))
+                         for e in result.get("expectations", ()))
+    return DriverRun(dict(result.get("verdicts", {})), result.get("notes", ""), images, result.get("error"),
+                     result.get("form"), expectations, clip.save())
 
 
-def _judge(verdicts: dict[str, bool | None], verdict_ids: Sequence[str],
-           outputs: Sequence[OutputSpec], images: dict[str, Path], page: Page) -> str | None:
-    """What a well-formed return still gets wrong against the manifest, or None."""
+def _video_id(script: Script) -> str:
+    return next((output.id for output in script.outputs if output.kind == "video"), "clip")
+
+
+def _checked(run: DriverRun, script: Script) -> DriverRun:
+    """`run`, failed with the reason when a well-formed return still gets the manifest wrong."""
+    if run.error is not None:
+        return replace(run, verdicts={})
+    problem = _judge(run, script)
+    return run if problem is None else replace(run, verdicts={}, error=problem)
+
+
+def _judge(run: DriverRun, script: Script) -> str | None:
+    verdicts, verdict_ids = run.verdicts, script.verdict_ids
     returned = ", ".join(f'"{key}"' for key in verdicts) or "none"
     missing = [verdict for verdict in verdict_ids if verdict not in verdicts]
     if missing:
@@ -292,33 +378,109 @@ def _judge(verdicts: dict[str, bool | None], verdict_ids: Sequence[str],
         backed = ", ".join(f'"{verdict}"' for verdict in verdict_ids)
         names = ", ".join(f'"{key}"' for key in extra)
         return f"the driver returned verdicts for {names}, which this script does not back ({backed})"
-    for output in outputs:
-        if output.kind == "image" and output.id not in images:
+    if all(verdict is None for verdict in verdicts.values()):
+        return None  # left for the reviewer: an item records no media it was never asked to film
+    for output in script.outputs:
+        if output.kind == "image" and output.id not in run.images:
             return (f'declared image output "{output.id}" was never produced: the driver never '
                     f'called api.screenshot("{output.id}")')
-        if output.kind == "video" and page.video is None:
-            return (f'declared video output "{output.id}" was never produced: the page was not '
-                    "recording (create its context with record_video_dir)")
+        if output.kind == "video" and run.clip is None:
+            return f'declared video output "{output.id}" was never produced: nothing was filmed'
     return None
 
 
-def _failed(images: dict[str, Path], error: str, notes: str = "") -> DriverRun:
-    return DriverRun({}, notes, images, error)
+class _Clip:
+    """A video of part of a drive, filmed from Chromium's screencast between `start` and `stop`.
 
-
-def finish_video(page: Page, dest: Path) -> Path | None:
-    """Close the page and save the clip it recorded to `dest` (``.webm``); None if it recorded none.
-
-    Playwright finishes encoding only when the page closes, so this is the drive's last step.
+    Only what the runtime asks for is filmed (an item's act, or a whole drive), at the frames
+    Chromium paints; `save` encodes them at a fixed rate with ffmpeg into a `.webm`.
     """
-    video = page.video
-    if video is None:
-        return None
-    page.close()
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    video.save_as(dest)
-    video.delete()
-    return dest
+
+    FPS = 25
+    GRACE_S = 0.3
+    """How long `stop` waits for the frames painted before it to arrive."""
+
+    def __init__(self, page: Page, dest: Path) -> None:
+        self.page = page
+        self.dest = dest
+        self.frames: list[tuple[float, bytes]] = []
+        self.started: float | None = None
+        self.stopped: float | None = None
+        self._session: CDPSession | None = None
+
+    def start(self) -> None:
+        if self.started is not None:
+            return
+        session = self.page.context.new_cdp_session(self.page)
+        session.on("Page.screencastFrame", self._frame)
+        size = self.page.viewport_size or {"width": 1280, "height": 720}
+        session.send("Page.startScreencast", {"format": "jpeg", "quality": 85, "maxWidth": size["width"],
+                                              "maxHeight": size["height"], "everyNthFrame": 1})
+        self._session = session
+        self.started = time.time()
+
+    def _frame(self, params: dict[str, Any]) -> None:
+        if self._session is None:
+            return
+        # When Chromium painted it (wall-clock seconds), not when it reached us.
+        painted = float(params.get("metadata", {}).get("timestamp") or time.time())
+        self.frames.append((painted, base64.b64decode(params["data"])))
+        self._session.send("Page.screencastFrameAck", {"sessionId": params["sessionId"]})
+
+    def stop(self) -> None:
+        """Stop filming; frames painted before now but still in flight are waited for (briefly)."""
+        if self.started is None or self.stopped is not None:
+            return
+        self.stopped = time.time()
+        session, self._session = self._session, None
+        if session is None or self.page.is_closed():
+            return
+        self._session = session
+        deadline = time.monotonic() + self.GRACE_S
+        while not any(painted >= self.stopped for painted, _ in self.frames) and time.monotonic() < deadline:
+            self.page.wait_for_timeout(20)
+        self._session = None
+        session.send("Page.stopScreencast")
+        session.detach()
+        self.frames = [(max(painted, self.started), jpeg) for painted, jpeg in self.frames if painted <= self.stopped]
+        if not self.frames:  # a page that never repainted
+            self.frames.append((self.started, self.page.screenshot(type="jpeg", quality=85)))
+
+    def save(self) -> Path | None:
+        """Encode what was filmed to `dest`; None when nothing was."""
+        if self.started is None:
+            return None
+        self.stop()
+        if not self.frames:
+            return None
+        assert self.stopped is not None
+        ffmpeg = shutil.which("ffmpeg")
+        assert ffmpeg is not None, "run_script refuses a video output without ffmpeg"
+        count = max(1, round((self.stopped - self.started) * self.FPS))
+        self.dest.parent.mkdir(parents=True, exist_ok=True)
+        command = [ffmpeg, "-loglevel", "error", "-f", "image2pipe", "-framerate", str(self.FPS), "-c:v", "mjpeg",
+                   "-i", "pipe:0", "-an", "-c:v", "libvpx-vp9", "-qmin", "0", "-qmax", "50", "-crf", "8",
+                   "-b:v", "1M", "-deadline", "realtime", "-cpu-used", "8", "-lag-in-frames", "0", "-row-mt", "1",
+                   "-pix_fmt", "yuv420p", "-y", str(self.dest)]
+        stream = bytearray()
+        shown = 0
+        for index in range(count):
+            moment = self.started + index / self.FPS
+            while shown + 1 < len(self.frames) and self.frames[shown + 1][0] <= moment:
+                shown += 1
+            stream += self.frames[shown][1]
+        subprocess.run(command, input=bytes(stream), check=True, capture_output=True, timeout=300)
+        return self.dest
+
+
+def _pixel(page: Page, x: int, y: int) -> dict[str, int]:
+    """The colour the page shows at viewport pixel (x, y), as the compositor painted it."""
+    from PIL import Image
+
+    png = page.screenshot(type="png", clip={"x": x, "y": y, "width": 1, "height": 1})
+    with Image.open(io.BytesIO(png)) as image:
+        r, g, b = image.convert("RGB").getpixel((0, 0))  # type: ignore[misc]
+    return {"r": r, "g": g, "b": b}
 
 
 def _settle(page: Page, function: str, argument: Any, timeout_ms: float) -> dict[str, Any] | None:
@@ -342,8 +504,8 @@ def _settle(page: Page, function: str, argument: Any, timeout_ms: float) -> dict
 
 
 @cache
-def _driver_api() -> str:
-    return files("pytest_tcab.run").joinpath("driver_api.js").read_text(encoding="utf-8")
+def _resource(name: str) -> str:
+    return files("pytest_tcab.run").joinpath(name).read_text(encoding="utf-8")
 
 
 def _first_line(error: Error) -> str:

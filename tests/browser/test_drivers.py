@@ -230,9 +230,9 @@ def test_validate_items_point_at_their_validation_tables(pytester: pytest.Pytest
                                         f"--tcab-run={CAROM_RUN}", "--tcab-case=pong@v2.0.0#frenzy")
     located = {item.name: item.reportinfo()[:2] for item in items if item.name.startswith("validate")}
     assert located == {
-        "validate[spin.stationary]": (carom / "test-case.toml", 65),
-        "validate[spin.moving]": (carom / "test-case.toml", 72),
-        "validate[scoring.point]": (carom / "test-case.toml", 89),
+        "validate[spin.stationary]": (carom / "test-case.toml", 66),
+        "validate[spin.moving]": (carom / "test-case.toml", 73),
+        "validate[scoring.point]": (carom / "test-case.toml", 90),
         "validate[frenzy.escalation]": (carom / "variants/frenzy.toml", 25),  # declared by the variant
     }
 
@@ -250,8 +250,10 @@ def carom_base(tmp_path_factory: pytest.TempPathFactory) -> Session:
 def test_the_example_run_fails_only_its_broken_verdict(carom_base: Session) -> None:
     carom_base.result.assert_outcomes(passed=6, failed=1, skipped=1)
     assert carom_base.items()["spin.stationary"]["message"] == (
-        'verdict "spin.stationary" is false: return off a still paddle: max |spin| 0.0400, max |vy| 0.761, '
-        "y drift 33.50 px over 60 ticks (expected 0)")
+        'verdict "spin.stationary" is false: 3 of 4 expectations failed:\n'
+        "    max |spin| over 60 ticks of the return: expected < 0.000001, actual 0.04\n"
+        "    max |vy| over 60 ticks of the return: expected < 0.000001, actual 0.7612043798004606\n"
+        "    vertical drift of the return (px): expected < 0.5, actual 33.49832116359153")
     carom_base.result.stdout.fnmatch_lines(lines(
         "*- tcab -*",
         "pong@v2.0.0#base (carom-base): 1 failed, 6 passed, 1 skipped",
@@ -307,5 +309,6 @@ def test_a_broken_reference_copy_fails_exactly_the_broken_verdict(pytester: pyte
         "broken::validate[spin.stationary] PASSED*",
         "broken::validate[spin.moving] PASSED*",
         "broken::validate[scoring.point] FAILED*",
-        'verdict "scoring.point" is false: score 0:0 -> 0:0 over 90 ticks; right gained 0, left 0 (expected 1 and 0)',
+        'verdict "scoring.point" is false: 1 of 2 expectations failed:',
+        "    points gained by the right player: expected 1, actual 0",
     ))

@@ -209,6 +209,7 @@ addEventListener('keyup', (e) => onKey(e, false));
 
 // Debug API: every method returns plain JSON. Paddle and ball y are centres, x is the ball centre.
 window.__carom = {
+  version: '2.0.0',
   reset(opts = {}) {
     s = initState(opts.seed ?? 1, opts.screen ?? 'title');
     keys.up = keys.down = false;
@@ -230,6 +231,10 @@ window.__carom = {
     last = null;
     acc = 0;
     return snapshot();
+  },
+  // The clock switch validation items need: false hands the clock to step(), true takes it back.
+  setAutoStep(auto) {
+    return auto ? this.resume() : this.pause();
   },
   serve(dir = 1, vy = 0) {
     serveBall(dir, Number(vy));

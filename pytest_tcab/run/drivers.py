@@ -1,12 +1,12 @@
-"""`validate[<verdict>]` items: a validation driver decides a verdict against the served build.
+"""`validate[<verdict>]` items: a validation script decides a verdict against the served build.
 
 Each verdict unit that declares `validation` becomes one item, reported at the line of its
-`validation` table. The item loads the build from the loopback server, imports the driver from
-the reporter-side path and maps what it returns: true passes, false fails with the driver's
-notes, null is left for the reviewer (a skip), and any load-bearing failure fails with its
-reason. The media the driver produces land in the run's output folder beside the committed
-baseline they are compared with. Baseline capture (`baselines.py`) drives through `drive` too.
-"""
+`validation` table. The item loads the build from the loopback server, runs the script (any
+form, `driving.run_script`) from the reporter-side path and maps its verdict: true passes,
+false fails with each failed expectation or the script's notes, null is left for the reviewer
+(a skip), and any load-bearing failure fails with its reason. The media the script produces
+land in the run's output folder beside the committed baseline they are compared with.
+Baseline capture (`baselines.py`) drives through `drive` too."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Self
 
 import pytest
 
@@ -129,7 +130,7 @@ class BuildPages:
         self.page_errors = load(page, self.url, LOAD_TIMEOUT_MS).page_errors
         return page
 
-    def __enter__(self) -> BuildPages:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -312,3 +312,16 @@ def test_a_broken_reference_copy_fails_exactly_the_broken_verdict(pytester: pyte
         'verdict "scoring.point" is false: 1 of 2 expectations failed:',
         "    points gained by the right player: expected 1, actual 0",
     ))
+
+
+def test_a_script_whose_precondition_is_unmet_is_left_for_the_reviewer(pytester: pytest.Pytester) -> None:
+    copy_example_suite(pytester.path)
+    shutil.copytree(EXAMPLE_SUITE / CAROM.relative_to("example-suite") / "reference-impl/base",
+                    pytester.path / "classic", ignore=shutil.ignore_patterns("dist", "node_modules"))
+    args = ("-p", "no:cacheprovider", "--tcab-suite=example-suite", "--tcab-run=classic",
+            "--tcab-case=pong@v2.0.0#frenzy", "--tcab-out=out", "-k", "escalation", "-rs")
+    result = pytester.runpytest(*args)
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(lines(
+        'SKIPPED *left for the reviewer: precondition unmet: the build is in mode "base", not "frenzy"'))
+    pytester.runpytest(*args, "--tcab-strict").assert_outcomes(failed=1)

@@ -100,11 +100,11 @@ def test_one_item_per_variant_and_verdict_at_its_validation_table(pytester: pyte
             path, line, _ = item.reportinfo()
             located[item.nodeid.partition("::")[2]] = (Path(path).relative_to(pytester.path / version).as_posix(), line)
     assert located == {  # 0-based lines of each `validation` table
-        "baseline[base:spin.stationary]": ("test-case.toml", 65),
-        "baseline[base:spin.moving]": ("test-case.toml", 72),
-        "baseline[base:scoring.point]": ("test-case.toml", 89),
-        "baseline[frenzy:spin.stationary]": ("test-case.toml", 65),
-        "baseline[frenzy:spin.moving]": ("test-case.toml", 72),
-        "baseline[frenzy:scoring.point]": ("test-case.toml", 89),
+        "baseline[base:spin.stationary]": ("test-case.toml", 66),
+        "baseline[base:spin.moving]": ("test-case.toml", 73),
+        "baseline[base:scoring.point]": ("test-case.toml", 90),
+        "baseline[frenzy:spin.stationary]": ("test-case.toml", 66),
+        "baseline[frenzy:spin.moving]": ("test-case.toml", 73),
+        "baseline[frenzy:scoring.point]": ("test-case.toml", 90),
         "baseline[frenzy:frenzy.escalation]": ("variants/frenzy.toml", 25),
     }

@@ -170,7 +170,7 @@ def test_destinations_that_collide_are_a_resolution_problem(pytester: pytest.Pyt
     Edit(CAROM / "workspaces/base/specs/overview.md", None, "stale\n").apply(pytester.path)
     result = pytester.runpytest("--tcab-suite=example-suite", "-p", "no:cacheprovider", "-k", "carom and v2.0.0 and seed")
     result.assert_outcomes(failed=2, deselected=result.parseoutcomes()["deselected"])
-    assert (f"{CAROM}/test-case.toml:27: `spec[0].source`: seeds 'specs/overview.md', which collides with what "
+    assert (f"{CAROM}/test-case.toml:28: `spec[0].source`: seeds 'specs/overview.md', which collides with what "
             "`workspace` (test-case.toml:12) seeds") in result.stdout.lines
     failed = _seed(pytester, "pong#base")
     failed.assert_outcomes(failed=1)

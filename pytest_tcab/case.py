@@ -8,6 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from pytest_tcab.models.adversarial import AdversarialContract
+from pytest_tcab.models.adversarial import AdversarialSandbox
+from pytest_tcab.models.adversarial import Match
+from pytest_tcab.models.adversarial import Simulation
 from pytest_tcab.models.check import Check
 from pytest_tcab.models.definition import Definition
 from pytest_tcab.models.definition import Requirement
@@ -87,6 +91,25 @@ class Performance:
 
 
 @dataclass(frozen=True)
+class Adversarial:
+    """The tables only an adversarial case carries, with every path they name resolved."""
+
+    build: PerfBuild
+    """Install and build commands, and where the controller's wasm module is left."""
+    contract: AdversarialContract
+    sandbox: AdversarialSandbox
+    simulation: Simulation
+    match: Match
+    referee: Path
+    """The referee module, loaded by path (trusted, reporter-side)."""
+    action_schema: Path
+    house: tuple[Path, ...]
+    """Reporter-side controllers that join every tournament, in declaration order."""
+    renderer: Path | None
+    """The replay page, when the case declares one."""
+
+
+@dataclass(frozen=True)
 class CaseVersion:
     """A resolved case version as run mode validates it: a catalog `test-case.toml` and its
     variants, or a test-suite definition recast as one (a single default variant, no checklist)."""
@@ -109,6 +132,8 @@ class CaseVersion:
     errata: tuple[Erratum, ...]
     performance: Performance | None = None
     """Set for a performance case, whose items come from these tables rather than the checklist."""
+    adversarial: Adversarial | None = None
+    """Set for an adversarial case, whose items are a tournament of the runs' controllers."""
     toolchain: Toolchain | None = None
     """Set for a code-producing definition: the commands run over the built implementation."""
     layout: Literal["catalog", "definition"] = "catalog"

@@ -54,8 +54,9 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini(SUITE_INI, "default for --tcab-suite, relative to the ini file")
     group.addoption("--tcab-experimental", dest="tcab_experimental", action="store_true",
                     help="collect experimental cases too (as TCAB_BACKEND_ALLOW_EXPERIMENTAL=1 does)")
-    group.addoption(RUN_OPTION, dest="tcab_run", metavar="DIR",
-                    help="validate the produced implementation in DIR (its .tcab/run.toml names the case)")
+    group.addoption(RUN_OPTION, dest="tcab_run", metavar="DIR", action="append",
+                    help="validate the produced implementation in DIR (its .tcab/run.toml names the case); "
+                         "given again, or DIR a folder of runs: the controllers of one adversarial tournament")
     group.addoption("--tcab-case", dest="tcab_case", metavar="SLUG[@VERSION][#VARIANT][:ENGINE]",
                     help="the case a run was produced for; overrides DIR/.tcab/run.toml")
     group.addoption("--tcab-reference", dest="tcab_reference", action="store_true",

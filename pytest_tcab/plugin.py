@@ -17,6 +17,7 @@ from pytest_tcab.options import WASM_TIMEOUT_OPTION  # noqa: F401 - re-exported 
 from pytest_tcab.options import add_options
 from pytest_tcab.session import configured_root
 from pytest_tcab.session import experimental_allowed
+from pytest_tcab.session import run_dirs
 
 # Feature modules that are plugins of their own (hooks and fixtures beside the code they serve).
 pytest_plugins = ["pytest_tcab.run.browser", "pytest_tcab.outcomes"]
@@ -34,12 +35,13 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     root = configured_root(config)
-    run_dir = config.getoption("tcab_run")
-    if run_dir is not None:
-        if root is None:
-            raise pytest.UsageError(f"{RUN_OPTION} needs {SUITE_OPTION}=SUITE: the suite that holds the case")
-        if not Path(run_dir).is_dir():
-            raise pytest.UsageError(f"{RUN_OPTION}: {run_dir} is not a directory")
+    runs = run_dirs(config)
+    run_dir = runs[0] if runs else None
+    if run_dir is not None and root is None:
+        raise pytest.UsageError(f"{RUN_OPTION} needs {SUITE_OPTION}=SUITE: the suite that holds the case")
+    for path in runs:
+        if not path.is_dir():
+            raise pytest.UsageError(f"{RUN_OPTION}: {path} is not a directory")
     if root is not None and not root.is_dir():
         raise pytest.UsageError(f"{SUITE_OPTION}: {root} is not a directory")
     if run_dir is not None or config.getoption("tcab_reference"):
@@ -54,9 +56,10 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_tcab.run.baselines import BaselineRecorder
 
         config.pluginmanager.register(BaselineRecorder(config), "tcab-baselines")
-    # Given a suite and no paths, collect the suite (or the run) alone, not the testpaths.
+    # Given a suite and no paths, collect the suite (or the run) alone, not the testpaths. Several
+    # runs are one tournament, collected under the first.
     if root is not None and config.args_source != pytest.Config.ArgsSource.ARGS:
-        config.args = [str(Path(run_dir).resolve()) if run_dir is not None else str(root)]
+        config.args = [str(run_dir.resolve()) if run_dir is not None else str(root)]
     if config.getoption("tcab_seed") is not None:
         from pytest_tcab import seeding
 
@@ -76,8 +79,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    run_dir = parent.config.getoption("tcab_run")
-    if run_dir is not None and path.resolve() == Path(run_dir).resolve():
+    runs = run_dirs(parent.config)
+    if runs and path.resolve() == runs[0].resolve():
         from pytest_tcab.run.context import RunDirectory
 
         return RunDirectory.from_parent(parent, path=path)

@@ -28,6 +28,11 @@ def configured_root(config: pytest.Config) -> Path | None:
     return None
 
 
+def run_dirs(config: pytest.Config) -> list[Path]:
+    """The folders `--tcab-run` names, in the order given (the option may be repeated)."""
+    return [Path(value) for value in config.getoption("tcab_run") or ()]
+
+
 def suite_for(config: pytest.Config, path: Path) -> Suite:
     """The suite `path` belongs to: the configured one when it holds `path`, else found upward."""
     from pytest_tcab.suite import Suite

@@ -15,6 +15,12 @@ from typing import TypeAlias
 from pydantic import Field
 from pydantic import create_model
 
+from pytest_tcab.models.adversarial import AdversarialBuild
+from pytest_tcab.models.adversarial import AdversarialContract
+from pytest_tcab.models.adversarial import AdversarialSandbox
+from pytest_tcab.models.adversarial import Match
+from pytest_tcab.models.adversarial import Replay
+from pytest_tcab.models.adversarial import Simulation
 from pytest_tcab.models.base import StrictModel
 from pytest_tcab.models.fields import Id
 from pytest_tcab.models.fields import KebabSlug
@@ -25,7 +31,6 @@ from pytest_tcab.models.manifest import Build
 from pytest_tcab.models.manifest import Difficulty
 from pytest_tcab.models.manifest import Instrumentation
 from pytest_tcab.models.performance import Contract
-from pytest_tcab.models.performance import Identifier as EntryName
 from pytest_tcab.models.performance import PerfBuild
 from pytest_tcab.models.performance import PerfCase
 from pytest_tcab.models.performance import Sandbox
@@ -132,49 +137,6 @@ class VoxelTable(AssetTable):
     """Requires rigid-body animation of the produced model."""
 
 
-class AdversarialBuild(PerfBuild):
-    """How the produced crate becomes the controller's wasm module."""
-
-
-class AdversarialContract(StrictModel):
-    """What the referee calls each tick, and the documented shape of what it exchanges."""
-
-    entry: EntryName
-    """The exported function called once per tick with the world, answering an action."""
-    world: RelPath
-    """JSON Schema of the world state handed to the entry (seeded as documentation)."""
-    action: RelPath
-    """JSON Schema of the action the entry answers (seeded as documentation)."""
-
-
-class AdversarialSandbox(StrictModel):
-    """The bounds every controller plays under."""
-
-    fuel_per_tick: Annotated[int, Field(gt=0)]
-    max_memory_bytes: Annotated[int, Field(gt=0, le=2**32)]
-
-
-class Simulation(StrictModel):
-    """The clock of a match."""
-
-    timestep_ms: PositiveNumber
-    max_ticks: Annotated[int, Field(gt=0)]
-
-
-class Match(StrictModel):
-    """How controllers are paired in the tournament."""
-
-    participants: Annotated[int, Field(ge=2)]
-    structure: Literal["round-robin", "bracket"]
-    rounds: Annotated[int, Field(ge=1)]
-
-
-class Replay(StrictModel):
-    """How a match is shown afterwards (reporter-side, never seeded)."""
-
-    renderer: RelPath
-
-
 class _Definition(StrictModel):
     """The keys every definition declares, whatever its type."""
 
@@ -277,7 +239,7 @@ class AdversarialDefinition(_Definition):
     sandbox: AdversarialSandbox
     simulation: Simulation
     match: Match
-    replay: Replay
+    replay: Replay | None = None
 
 
 Definition: TypeAlias = (

@@ -9,6 +9,12 @@ from typing import Literal
 from pydantic import Field
 from pydantic import model_validator
 
+from pytest_tcab.models.adversarial import AdversarialBuild
+from pytest_tcab.models.adversarial import AdversarialContract
+from pytest_tcab.models.adversarial import AdversarialSandbox
+from pytest_tcab.models.adversarial import Match
+from pytest_tcab.models.adversarial import Replay
+from pytest_tcab.models.adversarial import Simulation
 from pytest_tcab.models.base import StrictModel
 from pytest_tcab.models.check import Check
 from pytest_tcab.models.fields import Id
@@ -302,6 +308,20 @@ class PerformanceManifest(_VersionHeader):
     contract: Contract
     sandbox: Sandbox
     case: Annotated[list[PerfCase], Field(min_length=1)]
+
+
+class AdversarialManifest(_VersionHeader):
+    """`test-case.toml` of an adversarial case: controllers play each other; no review items."""
+
+    type: Literal["adversarial"]
+    workspace: RelPath | None = None
+    spec: list[SpecEntry] = []
+    build: AdversarialBuild
+    contract: AdversarialContract
+    sandbox: AdversarialSandbox
+    simulation: Simulation
+    match: Match
+    replay: Replay | None = None
 
 
 class VariantFile(_CaseMaterial):

@@ -56,3 +56,8 @@ def suggest(value: str, known: Iterable[str], what: str) -> str:
     if close:
         return f"did you mean {close[0]!r}?"
     return f"known {what}: {', '.join(names)}" if names else f"no {what} are declared"
+
+
+def indefinite(word: str) -> str:
+    """`word` with its indefinite article: `a performance`, `an adversarial`."""
+    return f"{'an' if word[:1] in tuple('aeiou') else 'a'} {word}"

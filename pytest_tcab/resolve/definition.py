@@ -44,6 +44,8 @@ from pytest_tcab.models.fields import is_kebab
 from pytest_tcab.models.fields import is_version
 from pytest_tcab.models.suite import SuiteConfig
 from pytest_tcab.models.validate import validate
+from pytest_tcab.resolve.adversarial import adversarial_problems
+from pytest_tcab.resolve.common import indefinite
 from pytest_tcab.resolve.common import suggest
 from pytest_tcab.resolve.common import where
 from pytest_tcab.resolve.manifest import performance_case_problems
@@ -447,14 +449,14 @@ class _DefinitionResolver:
             return ()
         keys = ("input", "output") if isinstance(model, PerformanceDefinition) else ("world", "action")
         schemas = tuple(getattr(model.contract, key) for key in keys)
+        seeded = [self.folder / relative for relative in schemas]
+        seeded.extend([self.folder / model.workspace] if model.workspace is not None else [])
+        if isinstance(model, AdversarialDefinition):
+            self.problems.extend(adversarial_problems(self.doc, self.folder, model, seeded=seeded))
+            return schemas
         for key, relative in zip(keys, schemas):
             self._path(("contract", key), relative, "file", f"contract {key} schema")
-        if isinstance(model, AdversarialDefinition):
-            self._path(("replay", "renderer"), model.replay.renderer, "file", "replay renderer")
-        else:
-            seeded = [self.folder / relative for relative in schemas]
-            seeded.extend([self.folder / model.workspace] if model.workspace is not None else [])
-            self.problems.extend(performance_case_problems(self.doc, self.folder, model.case, seeded=seeded))
+        self.problems.extend(performance_case_problems(self.doc, self.folder, model.case, seeded=seeded))
         return schemas
 
     def _asset_table(self, model: Definition) -> SuppliedAsset | None:
@@ -502,13 +504,9 @@ def _asset_of(entry: AssetResolution) -> SuppliedAsset:
 def _not_owned(key: str, case_type: str, owners: tuple[str, ...]) -> str:
     if key in ASSET_TYPES:
         own = f"`[{case_type}]`" if case_type in ASSET_TYPES else "no type table"
-        return f"`[{key}]` is the table of {key} definitions; {_a(case_type)} definition carries {own}"
+        return f"`[{key}]` is the table of {key} definitions; {indefinite(case_type)} definition carries {own}"
     table = {"case": "`[[case]]`"}.get(key, f"`[{key}]`" if key not in ("engines", "workspace") else f"`{key}`")
-    return f"{table} is declared by {_types(owners)} definitions only, not by {_a(case_type)} definition"
-
-
-def _a(word: str) -> str:
-    return f"{'an' if word[0] in 'aeiou' else 'a'} {word}"
+    return f"{table} is declared by {_types(owners)} definitions only, not by {indefinite(case_type)} definition"
 
 
 def _owned_hint(key: str, case_type: str) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 
+from pytest_tcab.case import Adversarial
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import Performance
 from pytest_tcab.case import Variant
@@ -23,6 +24,7 @@ from pytest_tcab.models.errata import ErrataFile
 from pytest_tcab.models.errata import Erratum
 from pytest_tcab.models.fields import is_version
 from pytest_tcab.models.manifest import ROOT_KEYS
+from pytest_tcab.models.manifest import AdversarialManifest
 from pytest_tcab.models.manifest import Build
 from pytest_tcab.models.manifest import Manifest
 from pytest_tcab.models.manifest import PerformanceManifest
@@ -32,7 +34,10 @@ from pytest_tcab.models.performance import PerfCase
 from pytest_tcab.models.suite import SuiteConfig
 from pytest_tcab.models.validate import validate
 from pytest_tcab.paths import is_inside
+from pytest_tcab.resolve.adversarial import adversarial_case
+from pytest_tcab.resolve.adversarial import adversarial_problems
 from pytest_tcab.resolve.common import duplicates
+from pytest_tcab.resolve.common import indefinite
 from pytest_tcab.resolve.common import suggest
 from pytest_tcab.resolve.paths import Expect
 from pytest_tcab.resolve.paths import check_path
@@ -127,6 +132,13 @@ class VersionResolver:
             self.result.variant_slugs = [DEFAULT_VARIANT]
             if perf is not None:
                 self._performance(perf)
+            return
+        if case_type == "adversarial":
+            tables, problems = validate(AdversarialManifest, self._unreviewed(), root_keys=ROOT_KEYS)
+            self.common.extend(problems)
+            self.result.variant_slugs = [DEFAULT_VARIANT]
+            if tables is not None:
+                self._adversarial(tables)
             return
         manifest, problems = validate(Manifest, doc, root_keys=ROOT_KEYS)
         self.common.extend(problems)
@@ -362,13 +374,16 @@ class VersionResolver:
         doc = self.doc
         for key, table in REVIEWED_TABLES.items():
             if key in doc.data:
+                score = "its answers and its fuel are" if self.case_type == "performance" else "its standings are"
                 self.common.append(doc.problem(
-                    (key,), f"a performance case declares no {table}: its answers and its fuel are the whole score",
+                    (key,), f"{indefinite(self.case_type)} case declares no {table}: {score} the whole score",
                     "remove it; what a reader should know about the problem belongs in a spec or the prompt"))
         kept = {key: value for key, value in doc.data.items() if key not in REVIEWED_TABLES}
         return TomlDocument(doc.path, kept, doc.lines)
 
-    def _performance(self, manifest: PerformanceManifest) -> None:
+    def _wasm_material(self, manifest: PerformanceManifest | AdversarialManifest,
+                       schemas: tuple[str, ...]) -> list[Path]:
+        """Path rules of what a wasm case seeds: changelog, prompt, workspace, specs; the seeded paths."""
         doc, out = self.doc, self.common
         self.path(doc, ("changelog",), manifest.changelog, "file", "changelog", out)
         self.path(doc, ("prompt",), manifest.prompt, "file", "prompt template", out)
@@ -379,20 +394,19 @@ class VersionResolver:
             seeded.append(self.path(doc, ("workspace",), manifest.workspace, "dir", "workspace", out))
         for i, spec in enumerate(manifest.spec):
             seeded.append(self.path(doc, ("spec", i, "source"), spec.source, "file", "spec source", out))
-        for key in ("input", "output"):
-            seeded.append(self.path(doc, ("contract", key), getattr(manifest.contract, key), "file",
-                                     f"contract {key} schema", out))
-        out.extend(performance_case_problems(doc, self.folder, manifest.case,
-                                             seeded=[path for path in seeded if path is not None]))
-        if out:
-            return
+        seeded.extend(self.folder / relative for relative in schemas)
+        return [path for path in seeded if path is not None]
+
+    def _wasm_case(self, manifest: PerformanceManifest | AdversarialManifest, *,
+                   performance: Performance | None = None, adversarial: Adversarial | None = None) -> CaseVersion:
+        """The case version of a performance or adversarial manifest: one default variant, no checklist."""
         workspace = self.folder / manifest.workspace if manifest.workspace is not None else None
-        self.result.case = CaseVersion(
+        return CaseVersion(
             slug=manifest.slug,
             version=self.folder.name,
-            case_type="performance",
+            case_type=manifest.type,
             folder=self.folder,
-            manifest_path=doc.path,
+            manifest_path=self.doc.path,
             name=manifest.name,
             prompt=self.folder / manifest.prompt,
             max_runtime_hours=manifest.max_runtime_hours,
@@ -405,9 +419,27 @@ class VersionResolver:
                               workspace=workspace, reference_implementation=None, specs=tuple(manifest.spec),
                               references=(), proofs=(), checklist=(), domains=()),),
             errata=(),
-            performance=Performance(build=manifest.build, contract=manifest.contract, sandbox=manifest.sandbox,
-                                    cases=tuple(manifest.case)),
+            performance=performance,
+            adversarial=adversarial,
         )
+
+    def _performance(self, manifest: PerformanceManifest) -> None:
+        seeded = self._wasm_material(manifest, ())
+        for key in ("input", "output"):
+            found = self.path(self.doc, ("contract", key), getattr(manifest.contract, key), "file",
+                              f"contract {key} schema", self.common)
+            seeded.extend([found] if found is not None else [])
+        self.common.extend(performance_case_problems(self.doc, self.folder, manifest.case, seeded=seeded))
+        if not self.common:
+            self.result.case = self._wasm_case(manifest, performance=Performance(
+                build=manifest.build, contract=manifest.contract, sandbox=manifest.sandbox,
+                cases=tuple(manifest.case)))
+
+    def _adversarial(self, manifest: AdversarialManifest) -> None:
+        seeded = self._wasm_material(manifest, (manifest.contract.world, manifest.contract.action))
+        self.common.extend(adversarial_problems(self.doc, self.folder, manifest, seeded=seeded))
+        if not self.common:
+            self.result.case = self._wasm_case(manifest, adversarial=adversarial_case(self.folder, manifest))
 
 
 def performance_case_problems(doc: TomlDocument, folder: Path, cases: Sequence[PerfCase], *,

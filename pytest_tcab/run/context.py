@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from pytest_tcab.case import Adversarial
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import DefinitionCase
 from pytest_tcab.case import Performance
@@ -31,6 +32,7 @@ from pytest_tcab.errors import ProblemsFound
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.definition import ASSET_TYPES
 from pytest_tcab.models.definition import CODE_TYPES
+from pytest_tcab.models.definition import AdversarialDefinition
 from pytest_tcab.models.definition import CodeDefinition
 from pytest_tcab.models.definition import PerformanceDefinition
 from pytest_tcab.models.definition import Toolchain
@@ -39,6 +41,8 @@ from pytest_tcab.models.manifest import humanize
 from pytest_tcab.models.suite import RunFile
 from pytest_tcab.models.validate import validate
 from pytest_tcab.outcomes import skip_unless_strict
+from pytest_tcab.resolve.adversarial import adversarial_case
+from pytest_tcab.resolve.common import indefinite
 from pytest_tcab.resolve.manifest import DEFAULT_VARIANT
 from pytest_tcab.suite import FoundDefinition
 from pytest_tcab.suite import Suite
@@ -123,8 +127,7 @@ def definition_run_case(definition: DefinitionCase, engine: str) -> tuple[CaseVe
     A performance definition carries the same tables as a performance manifest, so its run is
     the catalog's to the item; a code-producing one builds like a catalog game and adds its
     `[toolchain]` and requirements; an asset-producing one builds nothing: its files are measured
-    against the reference asset. Adversarial runs have no validation yet, which is said here
-    rather than by a run that collects nothing and looks green.
+    against the reference asset; an adversarial one is a tournament of the runs' controllers.
     """
     model = definition.model
     variant = Variant(slug=DEFAULT_VARIANT, name=humanize(DEFAULT_VARIANT), description=None,
@@ -134,6 +137,7 @@ def definition_run_case(definition: DefinitionCase, engine: str) -> tuple[CaseVe
     performance: Performance | None = None
     toolchain: Toolchain | None = None
     handle: str | None = None
+    adversarial: Adversarial | None = None
     if isinstance(model, PerformanceDefinition):
         build = Build(install=model.build.install, build=model.build.build)
         performance = Performance(build=model.build, contract=model.contract, sandbox=model.sandbox,
@@ -141,9 +145,12 @@ def definition_run_case(definition: DefinitionCase, engine: str) -> tuple[CaseVe
     elif isinstance(model, CodeDefinition):
         build, toolchain = model.build, model.toolchain
         handle = model.instrumentation.handle if model.instrumentation is not None else None
+    elif isinstance(model, AdversarialDefinition):
+        build = Build(install=model.build.install, build=model.build.build)
+        adversarial = adversarial_case(definition.folder, model)
     elif definition.produces is None:
         raise RunError(f"definition {definition.slug!r}: run mode does not validate {model.type} definitions yet; "
-                       f"it validates {', '.join(CODE_TYPES)}, performance and asset-producing "
+                       f"it validates {', '.join(CODE_TYPES)}, performance, adversarial and asset-producing "
                        f"({', '.join(ASSET_TYPES)}) definitions")
     case = CaseVersion(
         slug=definition.slug,
@@ -162,6 +169,7 @@ def definition_run_case(definition: DefinitionCase, engine: str) -> tuple[CaseVe
         variants=(variant,),
         errata=(),
         performance=performance,
+        adversarial=adversarial,
         toolchain=toolchain,
         layout="definition",
         definition=definition,
@@ -173,8 +181,12 @@ class RunContext:
     """What every item of one run shares; built and served at most once per session."""
 
     def __init__(self, config: pytest.Config, case: CaseVersion, variant: Variant, source: Path,
-                 engine: str, label: str, reference: bool = False) -> None:
+                 engine: str, label: str, reference: bool = False,
+                 entrants: tuple[RunContext, ...] = ()) -> None:
         self.config = config
+        self.entrants = entrants or (self,)
+        """The runs whose controllers play each other (an adversarial case): this run alone, or the
+        runs given together, whose tournament this context stands for."""
         self.reference = reference
         """A reference implementation: the authored answer, which is asked for no proofs."""
         self.case = case
@@ -333,6 +345,7 @@ def run_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item
 RUN_FAMILIES = (
     "pytest_tcab.run.context",
     "pytest_tcab.run.perf",
+    "pytest_tcab.run.tournament_items",
     "pytest_tcab.run.toolchain",
     "pytest_tcab.run.checks",
     "pytest_tcab.run.drivers",
@@ -356,9 +369,9 @@ def register_run_families(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_tcab_run_items(run: RunContext, parent: pytest.Collector) -> Iterator[pytest.Item] | None:
-    """`build` and `proof[<id>]`: every run that builds a static site (not a performance run, which
-    builds a module, nor an asset run, which builds nothing)."""
-    if run.case.performance is not None or run.case.build is None:
+    """`build` and `proof[<id>]`: every run that builds a static site (not a performance or
+    adversarial run, which build modules, nor an asset run, which builds nothing)."""
+    if run.case.performance is not None or run.case.adversarial is not None or run.case.build is None:
         return None
     return _build_and_proofs(run, parent)
 
@@ -370,22 +383,64 @@ def _build_and_proofs(run: RunContext, parent: pytest.Collector) -> Iterator[pyt
 
 
 class RunDirectory(pytest.Directory):
-    """`--tcab-run=DIR`: DIR's produced implementation, as the case it names."""
+    """`--tcab-run=DIR`: DIR's produced implementation, as the case it names.
+
+    Several runs (`--tcab-run` given again, or DIR a folder whose subfolders are runs) are
+    collected here, under the first: they are the controllers of one adversarial tournament.
+    """
 
     def collect(self) -> Iterator[pytest.Item]:
         from pytest_tcab.session import configured_root
+        from pytest_tcab.session import run_dirs
         from pytest_tcab.session import suite_for
 
         # The run names its case in the configured suite, wherever the run dir itself lives.
         suite = suite_for(self.config, configured_root(self.config) or self.path / RUN_FILE)
+        given = run_dirs(self.config)
+        folders = [found for path in (given if len(given) > 1 else [self.path]) for found in runs_in(path)]
         try:
-            spec = read_run_spec(self.path, self.config.getoption("tcab_case"))
-            case, variant = find_case(suite, spec)
+            runs = [self._run(suite, folder) for folder in folders]
+            run = runs[0] if len(runs) == 1 else tournament_context(self.config, runs, self._tournament_label(runs))
         except TcabError as exc:
             raise self.CollectError(str(exc)) from None
-        engine = spec.engine or "none"
-        run = RunContext(self.config, case, variant, self.path, engine, label=self.path.name)
         yield from run_items(self, run)
+
+    def _run(self, suite: Suite, folder: Path) -> RunContext:
+        spec = read_run_spec(folder, self.config.getoption("tcab_case"))
+        case, variant = find_case(suite, spec)
+        return RunContext(self.config, case, variant, folder, spec.engine or "none", label=folder.name)
+
+    def _tournament_label(self, runs: list[RunContext]) -> str:
+        """A folder of runs is named by the folder; runs given one by one, by their case."""
+        from pytest_tcab.session import run_dirs
+
+        return self.path.name if len(run_dirs(self.config)) <= 1 else f"{runs[0].case.slug}-tournament"
+
+
+def runs_in(path: Path) -> list[Path]:
+    """`path` when it is a run (it has `.tcab/run.toml`, or no subfolder has one), else its
+    subfolders that are runs, in name order."""
+    if (path / RUN_FILE).is_file():
+        return [path]
+    found = sorted(child for child in path.iterdir() if child.is_dir() and (child / RUN_FILE).is_file())
+    return found or [path]
+
+
+def tournament_context(config: pytest.Config, runs: list[RunContext], label: str) -> RunContext:
+    """The context of several runs played against each other: they must be runs of one
+    adversarial case (the same version and variant)."""
+    first = runs[0]
+    for other in runs[1:]:
+        if (other.case.manifest_path, other.variant.slug) != (first.case.manifest_path, first.variant.slug):
+            raise RunError(f"runs {first.label!r} and {other.label!r} name different cases "
+                           f"({first.case.slug}@{first.case.version} and {other.case.slug}@{other.case.version}); "
+                           "runs given together must be runs of one adversarial case")
+    if first.case.adversarial is None:
+        raise RunError(f"{len(runs)} runs were given ({', '.join(run.label for run in runs)}), but "
+                       f"{first.case.slug!r} is {indefinite(first.case.case_type)} case; only the runs of an adversarial case "
+                       "are played against each other: give one --tcab-run per session")
+    return RunContext(config, first.case, first.variant, first.source.parent, first.engine, label=label,
+                      entrants=tuple(runs))
 
 
 _reference_runs_key = pytest.StashKey[dict[tuple[Path, str], RunContext]]()

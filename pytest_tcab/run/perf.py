@@ -21,6 +21,7 @@ import pytest
 
 from pytest_tcab.case import Performance
 from pytest_tcab.errors import TcabError
+from pytest_tcab.models.performance import PerfBuild
 from pytest_tcab.models.performance import PerfCase
 from pytest_tcab.outcomes import OverCeiling
 from pytest_tcab.outcomes import count_as_failed
@@ -85,6 +86,55 @@ class ModuleBuild:
     """Seconds to compile the module (or fetch it from the cache) and check it against the ABI."""
 
 
+def build_module(run: RunContext, build: PerfBuild, entry: str) -> ModuleBuild:
+    """Install and build in a private copy of the run's tree, then load `build.module` and check
+    it against the ABI with `entry` as the entry function."""
+    timeout = float(run.config.getoption("tcab_build_timeout"))
+    workdir = prepare_workdir(run.source, run.scratch())
+    env = build_environment()
+    steps: list[CommandResult] = []
+    for label, command in (("install", build.install), ("build", build.build)):
+        result = run_command(command, workdir.path, timeout, env)
+        steps.append(result)
+        if not result.ok:
+            return ModuleBuild(tuple(steps), None, f"{_step_failure(label, result, timeout)}\n{result.tail()}")
+    relative = build.module
+    try:
+        path = contained(workdir.path, relative)
+    except PathEscapes as exc:
+        return ModuleBuild(tuple(steps), None, f"[build].module {relative!r} {exc}")
+    if not path.is_file():
+        return ModuleBuild(tuple(steps), None, _missing_module(relative, workdir.path))
+    start = time.perf_counter()
+    try:
+        module = wasm_runner(run.config).load(path, entry)
+    except ModuleRejected as exc:
+        return ModuleBuild(tuple(steps), None, f"{relative} is rejected: {exc.message}")
+    load_s = time.perf_counter() - start
+    origin = "the cache" if module.cached else "a fresh compile"
+    return ModuleBuild(tuple(steps), module, f"built {relative}, loaded from {origin}", load_s)
+
+
+def record_module_build(item: RunItem, built: ModuleBuild) -> None:
+    """Attach a module build's steps and figures to `item`; raise BuildFailed when there is no module."""
+    item.record(
+        steps=[
+            {"command": s.command, "returncode": s.returncode, "timed_out": s.timed_out,
+             "duration_s": round(s.duration_s, 3), "output": s.tail(200)}
+            for s in built.steps
+        ],
+        message=built.message,
+    )
+    if built.module is None:
+        raise BuildFailed(built.message)
+    item.record(
+        wasmtime=wasmtime_version(),
+        module_sha256=built.module.sha256,
+        module_cached=built.module.cached,
+        load_s=round(built.load_s or 0.0, 4),
+    )
+
+
 class PerfRun:
     """What the items of one performance run share within a process: the module and the smoke runs."""
 
@@ -97,34 +147,8 @@ class PerfRun:
     def build(self) -> ModuleBuild:
         """Install and build in a private copy of the produced tree, then load `[build].module`."""
         if self._build is None:
-            self._build = self._make()
+            self._build = build_module(self.run, self.tables.build, self.tables.contract.entry)
         return self._build
-
-    def _make(self) -> ModuleBuild:
-        timeout = float(self.run.config.getoption("tcab_build_timeout"))
-        workdir = prepare_workdir(self.run.source, self.run.scratch())
-        env = build_environment()
-        steps: list[CommandResult] = []
-        for label, command in (("install", self.tables.build.install), ("build", self.tables.build.build)):
-            result = run_command(command, workdir.path, timeout, env)
-            steps.append(result)
-            if not result.ok:
-                return ModuleBuild(tuple(steps), None, f"{_step_failure(label, result, timeout)}\n{result.tail()}")
-        relative = self.tables.build.module
-        try:
-            path = contained(workdir.path, relative)
-        except PathEscapes as exc:
-            return ModuleBuild(tuple(steps), None, f"[build].module {relative!r} {exc}")
-        if not path.is_file():
-            return ModuleBuild(tuple(steps), None, _missing_module(relative, workdir.path))
-        start = time.perf_counter()
-        try:
-            module = wasm_runner(self.run.config).load(path, self.tables.contract.entry)
-        except ModuleRejected as exc:
-            return ModuleBuild(tuple(steps), None, f"{relative} is rejected: {exc.message}")
-        load_s = time.perf_counter() - start
-        origin = "the cache" if module.cached else "a fresh compile"
-        return ModuleBuild(tuple(steps), module, f"built {relative}, loaded from {origin}", load_s)
 
     def require_module(self) -> LoadedModule:
         """The loaded module, or the calling item fails as not run: a broken build never looks green."""
@@ -217,23 +241,7 @@ class ModuleBuildItem(PerfItem):
     kind = "build"
 
     def runtest(self) -> None:
-        built = self.perf.build()
-        self.record(
-            steps=[
-                {"command": s.command, "returncode": s.returncode, "timed_out": s.timed_out,
-                 "duration_s": round(s.duration_s, 3), "output": s.tail(200)}
-                for s in built.steps
-            ],
-            message=built.message,
-        )
-        if built.module is None:
-            raise BuildFailed(built.message)
-        self.record(
-            wasmtime=wasmtime_version(),
-            module_sha256=built.module.sha256,
-            module_cached=built.module.cached,
-            load_s=round(built.load_s or 0.0, 4),
-        )
+        record_module_build(self, self.perf.build())
 
 
 class CorrectnessItem(CaseItem):

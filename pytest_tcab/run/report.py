@@ -64,6 +64,8 @@ section.run { background: var(--card); border: 1px solid var(--line); border-rad
   padding: 8px 10px; margin: 0 0 10px; }
 .message.note { background: #fbf7e8; border-color: #eadfae; color: #5c4a00; }
 .trio { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 12px; }
+.replays { display: grid; grid-template-columns: repeat(auto-fill, minmax(440px, 1fr)); gap: 12px;
+  margin-top: 12px; }
 .gallery { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 12px; }
 figure { margin: 0; } figcaption { font-size: 12px; color: var(--muted); margin-bottom: 4px; }
 figure img, figure video { width: 100%; display: block; border: 1px solid var(--line);
@@ -160,6 +162,8 @@ def _run(run: dict[str, Any], out_dir: Path) -> str:
         _part("Score", _score(run["score"])) if "score" in run else "",
         _part("Performance", _performance(run["performance"], by_kind))
         if "performance" in run else "",
+        _part("Tournament", _tournament(run["tournament"], by_kind, out_dir))
+        if "tournament" in run else "",
         _part("Build", each("build", _build)),
         _part("Checks", each("check", lambda item: _check(item, out_dir))),
         _part("Validation verdicts", each("validate", lambda item: _verdict(item, out_dir))),
@@ -428,6 +432,46 @@ def _performance(perf: dict[str, Any], by_kind: dict[str, list[dict[str, Any]]])
     ]
     table = _table(("outcome", "case", "fuel", "why"), rows, numeric=(2,)) if rows else ""
     return f'<div class="figure">{verdict}{meta}</div>{table}'
+
+
+def _tournament(tournament: dict[str, Any], by_kind: dict[str, list[dict[str, Any]]], out_dir: Path) -> str:
+    """The standings, the final match played by the renderer (and its clip), and every match."""
+    standings = next(iter(by_kind.pop("standings", [])), {})
+    replays = by_kind.pop("replay", [])
+    by_kind.pop("match", None)  # listed from the standings item, which played them all
+    champion = tournament.get("champion")
+    head = (f'<div class="figure">{_e(tournament.get("structure") or "")}'
+            f'{f" · champion <b>{_e(champion)}</b>" if champion else ""}'
+            f' · wasmtime {_e(tournament.get("wasmtime") or "?")}</div>')
+    rows = [
+        (str(rank), _e(line["name"]) + (" <small>(house)</small>" if line.get("house") else ""),
+         str(line["wins"]), str(line["draws"]), str(line["losses"]), str(line["forfeits"]),
+         f"<b>{line['points']}</b>", _fuel(line.get("fuel")), _fuel(line.get("fuel_per_tick")))
+        for rank, line in enumerate(tournament.get("standings", []), start=1)
+    ]
+    table = _table(("#", "controller", "W", "D", "L", "forfeits", "points", "fuel", "fuel per tick"), rows,
+                   numeric=(0, 2, 3, 4, 5, 6, 7, 8))
+    note = _message(standings) if standings.get("outcome") not in (None, "passed") else ""
+    final = standings.get("final_match")
+    matches = standings.get("matches", [])
+    player = next((m.get("player") for m in matches if m.get("match") == final and m.get("player")), None)
+    stage = ""
+    if player:
+        stage = (f'<figure><figcaption>final match {_e(final)}: the renderer playing its replay</figcaption>'
+                 f'<iframe src="{_href(player, out_dir)}" style="width:100%;height:420px;border:1px solid #dfe3ea;'
+                 'border-radius:6px" title="replay"></iframe></figure>')
+    clips = "".join(_media(item.get("clip"), f"clip of {_get(item, 'match')}", out_dir)
+                    for item in replays if item.get("clip")) or "".join(_item(item, "") for item in replays)
+    match_rows = [
+        (_e(m["match"]), _e(m.get("summary") or ""),
+         _e(", ".join(f"{name} {fuel:,}" for name, fuel in m.get("fuel", {}).items())),
+         f'<a href="{_href(m["player"], out_dir)}">replay</a>' if m.get("player") else "-")
+        for m in matches
+    ]
+    match_table = (f"<details><summary>{len(matches)} matches</summary>"
+                   f"{_table(('match', 'result', 'fuel', 'replay'), match_rows)}</details>") if matches else ""
+    media = f'<div class="replays">{stage}{clips}</div>' if stage or clips else ""
+    return f"{head}{note}{table}{media}{match_table}"
 
 
 def _fuel(value: object) -> str:

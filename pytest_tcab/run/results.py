@@ -145,6 +145,10 @@ def _figure_lines(run: dict[str, Any]) -> list[str]:
             state = "fits the reference" if item["outcome"] == "passed" else (
                 f"{off} figure{'s' if off != 1 else ''} off the reference" if off else item["outcome"])
             lines.append(f"asset {item['id']} ({item['format']}): {state}")
+        elif item["kind"] == "standings" and "table" in item:
+            lines.extend(item["table"])
+            if item.get("champion"):
+                lines.append(f"champion: {item['champion']}")
         elif item["kind"] == "validate":
             word = _VERDICT_WORDS.get(item["outcome"], item["outcome"])
             if item.get("excluded_by"):

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 
 def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
-    """`score` and `errata` for a game run, `performance` for a performance run, `toolchain` for a
+    """`score` and `errata` for a game run, `performance` for a performance run, `tournament` for an
+    adversarial run (its standings: an adversarial case has no checklist), `toolchain` for a
     code-producing definition's run (which has no checklist to score).
 
     `errata` are the known issues of the run's version that apply to its variant, each with its
@@ -27,6 +28,9 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
     items = list(record.items.values())
     if any(item["kind"] in ("fuel", "correctness") for item in items):
         return {"performance": _performance(items)}
+    standings = next((item for item in items if item["kind"] == "standings"), None)
+    if standings is not None:
+        return {"tournament": _tournament(standings, items)}
     if record.identity.get("layout") == "definition":
         # No checklist to score: a code-producing definition is rated by its toolchain alone.
         return {"toolchain": _toolchain(items)} if any(item["kind"] == "toolchain" for item in items) else {}
@@ -110,6 +114,22 @@ def _performance(items: list[dict[str, Any]]) -> dict[str, Any]:
         "module_sha256": build.get("module_sha256"),
         "cases": {i["id"]: {"outcome": i["outcome"], "fuel": i.get("fuel"), "fuel_limit": i.get("fuel_limit")}
                   for i in stress},
+    }
+
+
+def _tournament(standings: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, Any]:
+    """The standings, who won, and the modules they were played with (fuel compares within one
+    wasmtime version only)."""
+    builds = {item["id"]: item.get("module_sha256") for item in items if item["kind"] == "build"}
+    wasmtime = next((item.get("wasmtime") for item in items if item.get("wasmtime")), None)
+    return {
+        "played": standings["outcome"] == "passed",
+        "structure": standings.get("structure"),
+        "champion": standings.get("champion"),
+        "standings": standings.get("standings", []),
+        "final_match": standings.get("final_match"),
+        "wasmtime": wasmtime,
+        "modules": builds,
     }
 
 

@@ -298,11 +298,26 @@ class WasmRunner:
         budget = math.floor(Fraction(fuel_limit) * Fraction(runway))
         if budget > _FUEL_MAX:
             raise ValueError(f"a fuel budget of {budget:,} exceeds wasmtime's {_FUEL_MAX:,}")
+        live = self.instantiate(module, entry, budget, max_memory_bytes, wall_timeout_s)
+        if isinstance(live, RunResult):
+            return live
+        return live.call(data, budget)
+
+    def instantiate(
+        self,
+        module: LoadedModule,
+        entry: str,
+        fuel: int,
+        max_memory_bytes: int,
+        wall_timeout_s: float,
+    ) -> LiveInstance | RunResult:
+        """An instance in a store of its own, under the memory cap; instantiation may spend up
+        to `fuel`. A RunResult says why there is none (a trap, the cap refused)."""
         store = wasmtime.Store(self.engine)
         store.set_limits(memory_size=max_memory_bytes, instances=1, memories=1)
         store.set_epoch_deadline(max(1, math.ceil(wall_timeout_s / _EPOCH_INTERVAL_S)))
-        store.set_fuel(budget)
-        call = _Call(store, budget, max_memory_bytes, wall_timeout_s)
+        store.set_fuel(fuel)
+        call = _Call(store, fuel, max_memory_bytes, wall_timeout_s)
         try:
             instance = wasmtime.Instance(store, module.module, [])
         except wasmtime.Trap as trap:
@@ -317,13 +332,35 @@ class WasmRunner:
                     f"the cap of {max_memory_bytes:,} bytes",
                 )
             return RunResult("trap", 0, None, f"instantiation failed: {_cause(str(err))}")
+        return LiveInstance(store, instance, entry, max_memory_bytes, wall_timeout_s)
+
+
+class LiveInstance:
+    """An instantiated module whose state lives across calls (a controller across the ticks
+    of a match); each call runs under a fresh fuel budget and wall-clock bound."""
+
+    def __init__(self, store: wasmtime.Store, instance: wasmtime.Instance, entry: str,
+                 max_memory_bytes: int, wall_timeout_s: float) -> None:
         exports = instance.exports(store)
-        memory = exports["memory"]
-        alloc = exports["alloc"]
-        entry_func = exports[entry]
+        memory, alloc, entry_func = exports["memory"], exports["alloc"], exports[entry]
         assert isinstance(memory, wasmtime.Memory)
         assert isinstance(alloc, wasmtime.Func)
         assert isinstance(entry_func, wasmtime.Func)
+        self.store = store
+        self.entry = entry
+        self._memory, self._alloc, self._entry = memory, alloc, entry_func
+        self._max_memory_bytes = max_memory_bytes
+        self._wall_timeout_s = wall_timeout_s
+        self._epochs = max(1, math.ceil(wall_timeout_s / _EPOCH_INTERVAL_S))
+
+    def call(self, data: bytes, budget: int) -> RunResult:
+        """`alloc`, write `data`, call the entry: each of the two calls may spend `budget` fuel,
+        and the figure is the entry's alone."""
+        store, memory, entry = self.store, self._memory, self.entry
+        store.set_epoch_deadline(self._epochs)
+        store.set_fuel(budget)
+        call = _Call(store, budget, self._max_memory_bytes, self._wall_timeout_s)
+        alloc, entry_func = self._alloc, self._entry
         try:
             ptr = alloc(store, len(data)) & 0xFFFFFFFF
         except wasmtime.Trap as trap:

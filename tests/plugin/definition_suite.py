@@ -39,6 +39,11 @@ FILES: dict[Path, str] = {
     VERSION / "duel/world.json": "{}\n",
     VERSION / "duel/action.json": "{}\n",
     VERSION / "duel/replay.html": "<!doctype html>\n",
+    VERSION / "duel/referee.py": (
+        "def new_match(seed, players):\n    return {}\n\n\ndef observe(state, player):\n    return {}\n\n\n"
+        "def apply(state, player, action):\n    pass\n\n\ndef step(state):\n    return None\n\n\n"
+        "def frame(state):\n    return {}\n"
+    ),
     GAME: """\
 name = "Game"
 type = "end-to-end"
@@ -116,6 +121,7 @@ max_memory_bytes = 65536
 [simulation]
 timestep_ms = 50
 max_ticks = 100
+referee = "duel/referee.py"
 
 [match]
 participants = 2

@@ -232,10 +232,8 @@ def test_a_broken_build_leaves_the_toolchain_not_run(pytester: pytest.Pytester) 
         ('case = "game"\n', "--tcab-case=game#base", "definition 'game' has no variants (got #base)"),
         ('case = "perf"\nengine = "simple-2d"\n', None,
          "definition 'perf' does not declare engine 'simple-2d'; its engines: none (pick one with :ENGINE)"),
-        ('case = "duel"\n', None,
-         "definition 'duel': run mode does not validate adversarial definitions yet; *"),
     ],
-    ids=["engine", "version", "variant", "perf-engine", "adversarial"],
+    ids=["engine", "version", "variant", "perf-engine"],
 )
 def test_a_definition_run_that_cannot_be_validated_is_a_collection_error(
     pytester: pytest.Pytester, run_toml: str, option: str | None, message: str

@@ -182,21 +182,46 @@ RULES: dict[str, tuple[list[Edit], Path | str, str]] = {
                           (f"{PERF}:25: `toolchain`: `[toolchain]` is declared by end-to-end and full-stack definitions "
                           "only, not by a performance definition")),
     "adversarial-structure": ([Edit(DUEL, '"round-robin"', '"swiss"')], DUEL,
-                              f"{DUEL}:27: `match.structure`: 'swiss' is not allowed"),
+                              f"{DUEL}:28: `match.structure`: 'swiss' is not allowed"),
     "adversarial-participants": ([Edit(DUEL, "participants = 2", "participants = 1")], DUEL,
-                                 (f"{DUEL}:26: `match.participants`: 1 is out of range: should be greater than or equal "
+                                 (f"{DUEL}:27: `match.participants`: 1 is out of range: should be greater than or equal "
                                  "to 2")),
     "adversarial-world-exists": ([Edit(DUEL, "duel/world.json", "duel/state.json")], DUEL,
                                  (f"{DUEL}:14: `contract.world`: contract world schema 'duel/state.json' does not exist; "
                                  "expected a file under v1.0.0/")),
     "adversarial-renderer-exists": ([Edit(DUEL, "duel/replay.html", "duel/replay.js")], DUEL,
-                                    (f"{DUEL}:31: `replay.renderer`: replay renderer 'duel/replay.js' does not exist; "
+                                    (f"{DUEL}:32: `replay.renderer`: replay renderer 'duel/replay.js' does not exist; "
                                     "expected a file under v1.0.0/")),
-    "adversarial-simulation-required": ([Edit(DUEL, "[simulation]\ntimestep_ms = 50\nmax_ticks = 100\n", "")], DUEL,
+    "adversarial-simulation-required": ([Edit(DUEL, "[simulation]\ntimestep_ms = 50\nmax_ticks = 100\nreferee = \"duel/referee.py\"\n", "")], DUEL,
                                         f"{DUEL}: missing required key `simulation`"),
     "adversarial-no-case": ([Edit(DUEL, None, '\n[[case]]\ninput = "cases/a.json"\nexpected = "cases/a.out"\n')], DUEL,
-                            (f"{DUEL}:33: `case`: `[[case]]` is declared by performance definitions only, not by an "
+                            (f"{DUEL}:34: `case`: `[[case]]` is declared by performance definitions only, not by an "
                             "adversarial definition")),
+    "adversarial-referee-functions": ([Edit(VERSION / "duel/referee.py", "def step(state):\n    return None\n", "")],
+                                      DUEL, (f"{DUEL}:24: `simulation.referee`: referee referee.py does not define "
+                                      "step")),
+    "adversarial-referee-arity": ([Edit(VERSION / "duel/referee.py", "def apply(state, player, action)",
+                                        "def apply(state, action)")], DUEL,
+                                  (f"{DUEL}:24: `simulation.referee`: referee referee.py:9: apply() cannot be called "
+                                   "with 3 positional arguments")),
+    "adversarial-referee-parses": ([Edit(VERSION / "duel/referee.py", "return {}\n", "return {\n")], DUEL,
+                                   f"{DUEL}:24: `simulation.referee`: referee referee.py does not parse: line 2: '{{' "
+                                   "was never closed"),
+    "adversarial-referee-python": ([Edit(DUEL, '"duel/referee.py"', '"duel/replay.html"')], DUEL,
+                                   (f"{DUEL}:24: `simulation.referee`: referee 'replay.html' is not a Python module "
+                                    "(.py)")),
+    "adversarial-referee-held-out": ([Edit(VERSION / "workspaces/crate/referee.py", None, "x = 1\n"),
+                                      Edit(DUEL, '"duel/referee.py"', '"workspaces/crate/referee.py"')], DUEL,
+                                     (f"{DUEL}:24: `simulation.referee`: the referee lies inside workspaces/crate, which "
+                                      "is seeded into every run, so the model would see it")),
+    "adversarial-house-exists": ([Edit(DUEL, "rounds = 1\n", 'rounds = 1\nhouse = ["house/greedy.wasm"]\n')], DUEL,
+                                 (f"{DUEL}:30: `match.house[0]`: house controller 'house/greedy.wasm' does not exist; "
+                                  "expected a file under v1.0.0/")),
+    "adversarial-action-schema": ([Edit(VERSION / "duel/action.json", "{}", '{"type": 12}')], DUEL,
+                                  (f"{DUEL}:15: `contract.action`: action.json is not a valid JSON Schema: at type, 12 "
+                                   "is not valid under any of the given schemas")),
+    "adversarial-fuel-positive": ([Edit(DUEL, "fuel_per_tick = 1000", "fuel_per_tick = 0")], DUEL,
+                                  (f"{DUEL}:18: `sandbox.fuel_per_tick`: 0 is out of range: should be greater than 0")),
     # -- slugs and seeding ---------------------------------------------------------------------
     "slug-kebab": ([Edit(VERSION / "test-cases/Hero_Two.toml", None, 'name = "H"\ntype = "sprite"\ndifficulty = "easy"\n'
                          'prompt = "prompts/p.hbs"\n\n[sprite]\nid = "hero"\n')], VERSION / "test-cases/Hero_Two.toml::slug",

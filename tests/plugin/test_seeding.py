@@ -57,6 +57,7 @@ REPORTER_SIDE = [
     "versions/*/version.toml", "versions/*/changelog.md", "versions/*/description.md", "versions/*/test-cases/*.toml",
     "versions/*/specifications/**/specification.toml", "versions/*/assets/*/asset.toml", "versions/*/validators/**/*",
     "versions/*/perf/cases/*", "versions/*/perf/smoke/*", "versions/*/duel/replay.html",
+    "versions/*/duel/referee.py", "versions/*/duel/house/*",
 ]
 """What stays with the reporter: review items, validation scripts, baselines, reference
 implementations, descriptions, changelogs, errata, performance cases, requirement validators."""

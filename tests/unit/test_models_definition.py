@@ -8,13 +8,13 @@ import pytest
 from pydantic import BaseModel
 from pydantic import ValidationError
 
+from pytest_tcab.models.adversarial import Match
 from pytest_tcab.models.definition import ASSET_TYPES
 from pytest_tcab.models.definition import CODE_TYPES
 from pytest_tcab.models.definition import DEFINITION_MODELS
 from pytest_tcab.models.definition import KEY_OWNERS
 from pytest_tcab.models.definition import PENDING_TYPES
 from pytest_tcab.models.definition import Asset
-from pytest_tcab.models.definition import Match
 from pytest_tcab.models.definition import Specification
 from pytest_tcab.models.definition import Toolchain
 from pytest_tcab.models.definition import VersionInfo
@@ -38,7 +38,7 @@ TABLES: dict[str, dict[str, Any]] = {
     "adversarial": {"workspace": "w", "build": WASM_BUILD,
                     "contract": {"entry": "act", "world": "w.json", "action": "a.json"},
                     "sandbox": {"fuel_per_tick": 10, "max_memory_bytes": 65536},
-                    "simulation": {"timestep_ms": 16.5, "max_ticks": 10},
+                    "simulation": {"referee": "r.py", "timestep_ms": 16.5, "max_ticks": 10},
                     "match": {"participants": 4, "structure": "bracket", "rounds": 2},
                     "replay": {"renderer": "r.html"}},
 }

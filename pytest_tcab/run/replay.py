@@ -13,9 +13,13 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 from pytest_tcab.errors import TcabError
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
 
 CLIP_SECONDS = 20.0
 """The longest a clip plays: a longer match is played faster (the log's speed is raised)."""
@@ -52,34 +56,33 @@ def clip_speed(log: dict[str, Any]) -> float:
     return max(1.0, seconds / CLIP_SECONDS)
 
 
-def record_clip(context_factory: Any, url: str, dest: Path, timeout_s: float) -> Path:
-    """Open the player page at `url` in a recording context, wait for `TCAB_REPLAY_DONE`, save the clip.
+def record_clip(context: BrowserContext, url: str, dest: Path, timeout_s: float) -> Path:
+    """Open the player page at `url`, film it until `TCAB_REPLAY_DONE`, and encode the clip to `dest`.
 
-    `context_factory(record_video_dir)` makes the (loopback-confined) context.
+    Filmed from Chromium's screencast, as validation scripts' clips are; ffmpeg encodes it.
     """
     from playwright.sync_api import Error
 
-    from pytest_tcab.run.driving import finish_video
+    from pytest_tcab.run.browser import NO_FFMPEG_REASON
+    from pytest_tcab.run.driving import _Clip
 
-    scratch = dest.parent / ".recording"
-    context = context_factory(scratch)
+    if shutil.which("ffmpeg") is None:
+        raise ReplayFailed(NO_FFMPEG_REASON)
+    page = context.new_page()
+    clip = _Clip(page, dest)
     try:
-        page = context.new_page()
-        try:
-            page.goto(url)
-            page.wait_for_function("window.TCAB_REPLAY_DONE === true || window.TCAB_REPLAY_ERROR !== undefined",
-                                   timeout=timeout_s * 1000)
-            thrown = page.evaluate("window.TCAB_REPLAY_ERROR")
-        except Error as error:
-            raise ReplayFailed(f"the renderer did not finish playing the replay within {timeout_s:g} s "
-                               f"(it sets window.TCAB_REPLAY_DONE = true at the end): "
-                               f"{error.message.splitlines()[0]}") from None
-        if thrown is not None:
-            raise ReplayFailed(f"the renderer threw while playing the replay: {thrown}")
-        clip = finish_video(page, dest)
-    finally:
-        context.close()
-        shutil.rmtree(scratch, ignore_errors=True)
-    if clip is None:
-        raise ReplayFailed("the recording context recorded no clip")
-    return clip
+        page.goto(url)
+        clip.start()
+        page.wait_for_function("window.TCAB_REPLAY_DONE === true || window.TCAB_REPLAY_ERROR !== undefined",
+                               timeout=timeout_s * 1000)
+        thrown = page.evaluate("window.TCAB_REPLAY_ERROR")
+    except Error as error:
+        raise ReplayFailed(f"the renderer did not finish playing the replay within {timeout_s:g} s "
+                           f"(it sets window.TCAB_REPLAY_DONE = true at the end): "
+                           f"{error.message.splitlines()[0]}") from None
+    if thrown is not None:
+        raise ReplayFailed(f"the renderer threw while playing the replay: {thrown}")
+    saved = clip.save()
+    if saved is None:
+        raise ReplayFailed("the player page painted nothing to film")
+    return saved

@@ -397,8 +397,8 @@ class _Clip:
     """
 
     FPS = 25
-    GRACE_S = 0.3
-    """How long `stop` waits for the frames painted before it to arrive."""
+    GRACE_S = 1.0
+    """How long `stop` waits at most for the frames painted before it (they lag on a loaded host)."""
 
     def __init__(self, page: Page, dest: Path) -> None:
         self.page = page

@@ -21,6 +21,10 @@ DRIVER_TIMEOUT_OPTION = "--tcab-driver-timeout"
 WASM_TIMEOUT_OPTION = "--tcab-wasm-timeout"
 WASM_CACHE_OPTION = "--tcab-wasm-cache"
 CAPTURE_BASELINES_OPTION = "--tcab-capture-baselines"
+NO_SANDBOX_OPTION = "--tcab-no-sandbox"
+BUILD_NETWORK_OPTION = "--tcab-build-network"
+NETWORK_POLICIES = ("none", "install", "all")
+"""`--tcab-build-network`: which steps reach the network (`install` means install steps only)."""
 
 Viewport = tuple[int, int]
 
@@ -67,6 +71,12 @@ def add_options(parser: pytest.Parser) -> None:
                     help="where results.json, report.html and media go (default .tcab/results)")
     group.addoption("--tcab-build-timeout", dest="tcab_build_timeout", type=float, default=600.0,
                     metavar="SECONDS", help="timeout of each build step (default 600)")
+    group.addoption(NO_SANDBOX_OPTION, dest="tcab_no_sandbox", action="store_true",
+                    help="run install, build and toolchain steps without the bubblewrap sandbox "
+                         "(the graded code then runs with your rights; every output says so)")
+    group.addoption(BUILD_NETWORK_OPTION, dest="tcab_build_network", choices=NETWORK_POLICIES, default="install",
+                    help="which sandboxed steps reach the network: none, install (default: install steps "
+                         "only), all")
     group.addoption("--tcab-strict", dest="tcab_strict", action="store_true",
                     help="fail instead of skipping: missing proofs, verdicts left for the reviewer, no browser")
     group.addoption(WASM_TIMEOUT_OPTION, dest="tcab_wasm_timeout", type=float, default=60.0, metavar="SECONDS",

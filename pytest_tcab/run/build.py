@@ -12,7 +12,10 @@ import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
+
+from pytest_tcab.run.sandbox import Sandbox
 
 OUTPUT_CAP_BYTES = 1024 * 1024
 """Only the last MiB of a step's output is kept: failures show at the end, and a runaway log must
@@ -60,11 +63,18 @@ class CommandResult:
     """stdout and stderr interleaved, at most the last :data:`OUTPUT_CAP_BYTES` of it."""
     timed_out: bool
     duration_s: float
+    confinement: dict[str, str | bool] = field(default_factory=dict)
+    """What the step had, as results.json records it: `{"sandbox": "bwrap", "network": False}`."""
 
     @property
     def ok(self) -> bool:
         """Whether the step finished in time with exit status 0."""
         return self.returncode == 0 and not self.timed_out
+
+    def figures(self) -> dict[str, object]:
+        """The step as results.json records it: command, ending, time, output tail, sandbox."""
+        return {"command": self.command, "returncode": self.returncode, "timed_out": self.timed_out,
+                "duration_s": round(self.duration_s, 3), "output": self.tail(200), **self.confinement}
 
     def tail(self, lines: int = 40) -> str:
         """The last ``lines`` lines of output: where build tools print the reason they failed."""
@@ -83,19 +93,25 @@ def run_command(
     cwd: Path,
     timeout_s: float,
     env: Mapping[str, str] | None = None,
+    *,
+    sandbox: Sandbox,
+    step: str = "build",
 ) -> CommandResult:
-    """Run ``command`` with ``bash -c`` in ``cwd`` as the leader of a new process group.
+    """Run ``command`` with ``bash -c`` in ``cwd``, inside ``sandbox``, as the leader of a new process group.
 
-    The group, not just the shell, is what gets killed on timeout: ``npm run build`` forks node,
-    which forks esbuild, and killing only bash would leave them running and holding the pipe.
-    Whatever the step left running in its group is also ended once the shell exits.
-    ``env`` replaces the environment entirely when given.
+    ``cwd`` is the build's own copy: the only folder of the host the step can write (see
+    :mod:`pytest_tcab.run.sandbox`); ``step`` (``install``, ``build``, a toolchain step) decides
+    whether it has the network. The sandbox's PID namespace ends every process the step started
+    when it ends, detached or not. The group, not just the shell, is what gets killed on timeout:
+    ``npm run build`` forks node, which forks esbuild. ``env`` replaces the environment entirely
+    (:func:`build_environment` is the usual one).
     """
     start = time.monotonic()
+    argv, full_env = sandbox.wrap(["bash", "-c", command], cwd, dict(os.environ if env is None else env), step)
     proc = subprocess.Popen(
-        ["bash", "-c", command],
+        argv,
         cwd=cwd,
-        env=dict(env) if env is not None else None,
+        env=full_env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -118,6 +134,7 @@ def run_command(
         output=output.text(),
         timed_out=timed_out,
         duration_s=time.monotonic() - start,
+        confinement=sandbox.record(step),
     )
 
 
@@ -290,8 +307,9 @@ def build_static(
     build: str,
     workdir_parent: Path,
     timeout_s: float,
+    sandbox: Sandbox,
 ) -> BuildResult:
-    """Run ``install`` then ``build`` in a copy of ``source`` and find the static output.
+    """Run ``install`` then ``build`` in a copy of ``source``, each in ``sandbox``, and find the static output.
 
     Each step gets its own ``timeout_s``; an empty command is skipped. The first failing step
     stops the build, since a build after a failed install only adds noise to the report.
@@ -303,7 +321,7 @@ def build_static(
     for label, command in (("install", install), ("build", build)):
         if not command.strip():
             continue
-        result = run_command(command, workdir.path, timeout_s, env)
+        result = run_command(command, workdir.path, timeout_s, env, sandbox=sandbox, step=label)
         steps.append(result)
         if not result.ok:
             return BuildResult(
@@ -351,7 +369,7 @@ def _step_failure(label: str, result: CommandResult, timeout_s: float) -> str:
         return f"{label} timed out after {timeout_s:g} s: `{result.command}` (process group killed)"
     if result.returncode < 0:
         return f"{label} failed: `{result.command}` was killed by {_signal_name(result.returncode)}"
-    return f"{label} failed: `{result.command}` exited {result.returncode}"
+    return f"{label} failed: `{result.command}` exited {_exit_status(result.returncode)}"
 
 
 def ending(result: CommandResult, timeout_s: float) -> str:
@@ -360,7 +378,15 @@ def ending(result: CommandResult, timeout_s: float) -> str:
         return f"`{result.command}` timed out after {timeout_s:g} s (process group killed)"
     if result.returncode < 0:
         return f"`{result.command}` was killed by {_signal_name(result.returncode)}"
-    return f"`{result.command}` exited {result.returncode}"
+    return f"`{result.command}` exited {_exit_status(result.returncode)}"
+
+
+def _exit_status(returncode: int) -> str:
+    """The status, and the signal it stands for above 128: the sandbox reports a step killed by
+    a signal as 128 + its number, as shells do."""
+    if 128 < returncode <= 128 + 64:
+        return f"{returncode} (as a process killed by {_signal_name(128 - returncode)} does)"
+    return str(returncode)
 
 
 def _signal_name(returncode: int) -> str:

@@ -167,7 +167,7 @@ class CheckItem(RunItem, BrowserFunction):
         from pytest_tcab.run.driving import DriveError
         from pytest_tcab.run.driving import render_mockup
 
-        source = (self.run.case.folder / reference.source).resolve()
+        source = (self.run.reporter_folder / reference.source).resolve()
         cache = self.config.stash.setdefault(_baselines_key, {})
         if (source, viewport) in cache:
             return cache[(source, viewport)]

@@ -55,7 +55,8 @@ if TYPE_CHECKING:
 
 RUN_FILE = Path(".tcab/run.toml")
 REPORTER_PREFIX = "/__tcab__/"
-"""URL prefix of reporter-side files (drivers), never inside the produced tree."""
+"""URL prefix of reporter-side files (drivers, mockups), served from the run's snapshot
+(`RunContext.reporter_folder`), never from the produced tree or the suite on disk."""
 _CASE_SPEC = re.compile(
     r"(?P<case>[^@#:]+)(?:@(?P<version>[^#:]+))?(?:#(?P<variant>[^:]+))?(?::(?P<engine>.+))?"
 )
@@ -198,6 +199,23 @@ class RunContext:
         self._build: BuildResult | None = None
         self._server: StaticServer | None = None
         self._scratch: Path | None = None
+        from pytest_tcab.run.snapshot import reporter_copy
+
+        self.reporter_folder = reporter_copy(config, case.folder, self.reporter_paths())
+        """The private copy of the case's reporter-side material, taken now, at collection, before any
+        build step: drivers, baselines, mockups and performance cases are read from it, never the suite."""
+
+    def reporter_paths(self) -> list[str]:
+        """The reporter-side paths of this run, relative to the case folder (see `run.snapshot`)."""
+        from pytest_tcab.run.drivers import BASELINE_FOLDER
+
+        paths = [unit.validation.script for unit in self.variant.units() if unit.validation is not None]
+        paths += [reference.path or reference.media or "" for reference in self.variant.references]
+        if not self.config.getoption("tcab_capture_baselines"):  # capture writes them: they are its output
+            paths.append(BASELINE_FOLDER)
+        if self.case.performance is not None:
+            paths += [path for case in self.case.performance.cases for path in (case.input, case.expected)]
+        return paths
 
     @functools.cached_property
     def out_dir(self) -> Path:
@@ -217,13 +235,20 @@ class RunContext:
     def build(self) -> BuildResult:
         """The static build of the source tree, done on first use and shared afterwards."""
         if self._build is None:
+            from pytest_tcab.run.build import BuildResult
             from pytest_tcab.run.build import build_static
+            from pytest_tcab.run.sandbox import SandboxUnavailable
+            from pytest_tcab.run.sandbox import session_sandbox
 
             assert self.case.build is not None, "only cases with a [build] are built"
             timeout = float(self.config.getoption("tcab_build_timeout"))
-            self._build = build_static(
-                self.source, self.case.build.install, self.case.build.build, self.scratch(), timeout
-            )
+            try:
+                sandbox = session_sandbox(self.config)
+            except SandboxUnavailable as exc:
+                self._build = BuildResult(ok=False, steps=(), workdir=self.scratch(), output_dir=None, message=str(exc))
+            else:
+                self._build = build_static(self.source, self.case.build.install, self.case.build.build,
+                                           self.scratch(), timeout, sandbox)
         return self._build
 
     def require_build(self) -> BuildResult:
@@ -240,7 +265,7 @@ class RunContext:
 
             build = self.require_build()
             assert build.output_dir is not None  # a build is ok only with a static output
-            server = StaticServer(build.output_dir, {REPORTER_PREFIX: self.case.folder})
+            server = StaticServer(build.output_dir, {REPORTER_PREFIX: self.reporter_folder})
             server.__enter__()
             self.config.add_cleanup(lambda: server.__exit__(None, None, None))
             self._server = server
@@ -298,9 +323,7 @@ class BuildItem(RunItem):
 
     def runtest(self) -> None:
         result = self.run.build()
-        self.record(steps=[{"command": s.command, "returncode": s.returncode, "timed_out": s.timed_out,
-                            "duration_s": round(s.duration_s, 3), "output": s.tail(200)} for s in result.steps],
-                    message=result.message)
+        self.record(steps=[step.figures() for step in result.steps], message=result.message)
         if not result.ok:
             tail = result.steps[-1].tail(40) if result.steps else ""
             raise BuildFailed(f"{result.message}\n{tail}".rstrip())

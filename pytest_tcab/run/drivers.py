@@ -167,7 +167,7 @@ class ValidateItem(RunItem, BrowserFunction):
         self.run.require_build()
         timeout_s = float(self.config.getoption("tcab_driver_timeout"))
         outcome = drive(browser, self.run, self.unit, self.run.out_dir / MEDIA_FOLDER, timeout_s)
-        folder = baseline_folder(self.run.case, self.run.variant)
+        folder = self.run.reporter_folder / BASELINE_FOLDER / self.run.variant.slug  # the snapshot's
         media = []
         for output in self.unit.validation.outputs:
             produced = outcome.media.get(output.id)

@@ -37,6 +37,8 @@ from pytest_tcab.run.build import run_command
 from pytest_tcab.run.context import BuildFailed
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.context import RunItem
+from pytest_tcab.run.sandbox import SandboxUnavailable
+from pytest_tcab.run.sandbox import session_sandbox
 from pytest_tcab.run.wasm import LoadedModule
 from pytest_tcab.run.wasm import ModuleRejected
 from pytest_tcab.run.wasm import RunResult
@@ -90,11 +92,15 @@ def build_module(run: RunContext, build: PerfBuild, entry: str) -> ModuleBuild:
     """Install and build in a private copy of the run's tree, then load `build.module` and check
     it against the ABI with `entry` as the entry function."""
     timeout = float(run.config.getoption("tcab_build_timeout"))
+    try:
+        sandbox = session_sandbox(run.config)
+    except SandboxUnavailable as exc:
+        return ModuleBuild((), None, str(exc))
     workdir = prepare_workdir(run.source, run.scratch())
     env = build_environment()
     steps: list[CommandResult] = []
     for label, command in (("install", build.install), ("build", build.build)):
-        result = run_command(command, workdir.path, timeout, env)
+        result = run_command(command, workdir.path, timeout, env, sandbox=sandbox, step=label)
         steps.append(result)
         if not result.ok:
             return ModuleBuild(tuple(steps), None, f"{_step_failure(label, result, timeout)}\n{result.tail()}")
@@ -117,14 +123,7 @@ def build_module(run: RunContext, build: PerfBuild, entry: str) -> ModuleBuild:
 
 def record_module_build(item: RunItem, built: ModuleBuild) -> None:
     """Attach a module build's steps and figures to `item`; raise BuildFailed when there is no module."""
-    item.record(
-        steps=[
-            {"command": s.command, "returncode": s.returncode, "timed_out": s.timed_out,
-             "duration_s": round(s.duration_s, 3), "output": s.tail(200)}
-            for s in built.steps
-        ],
-        message=built.message,
-    )
+    item.record(steps=[step.figures() for step in built.steps], message=built.message)
     if built.module is None:
         raise BuildFailed(built.message)
     item.record(
@@ -164,7 +163,7 @@ class PerfRun:
         return wasm_runner(self.run.config).run(
             module,
             self.tables.contract.entry,
-            (self.run.case.folder / case.input).read_bytes(),
+            (self.run.reporter_folder / case.input).read_bytes(),
             sandbox.fuel_limit,
             case.fuel_runway,
             sandbox.max_memory_bytes,
@@ -181,7 +180,7 @@ class PerfRun:
         """Why `result` is not the case's expected answer, or None when it is."""
         if result.output is None:
             return result.message
-        expected = (self.run.case.folder / case.expected).read_bytes()
+        expected = (self.run.reporter_folder / case.expected).read_bytes()
         if answers_match(result.output, expected):
             return None
         return _wrong_answer(case, result.output, expected)

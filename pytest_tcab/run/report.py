@@ -90,6 +90,8 @@ pre.log { background: #141a26; color: #d5dbe6; padding: 10px 12px; border-radius
 .frames { display: flex; gap: 6px; flex-wrap: wrap; margin-top: 6px; }
 .frames img { width: 64px; }
 audio { width: 100%; margin-bottom: 6px; }
+.trust { margin-bottom: 16px; }
+.trust .alarm { background: var(--failed); color: #fff; font-weight: 600; padding: 8px 12px; border-radius: 6px; }
 code { font: 13px ui-monospace, Menlo, Consolas, monospace; }
 """
 
@@ -115,8 +117,26 @@ def render(data: dict[str, Any], out_dir: Path) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{title}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         f'<header class="top"><h1>{title}</h1><p>{_e(tools)}</p></header>\n'
-        f"<main>\n{body}</main>\n</body>\n</html>\n"
+        f"<main>\n{_trust(data)}{body}</main>\n</body>\n</html>\n"
     )
+
+
+def _trust(data: dict[str, Any]) -> str:
+    """What the graded code was confined by, first on the page: a warning when it was not."""
+    from pytest_tcab.run.sandbox import summary_line
+    from pytest_tcab.run.snapshot import SUITE_CHANGED
+
+    lines: list[tuple[bool, str]] = []
+    sandbox = data.get("sandbox")
+    if sandbox:
+        lines.append((not sandbox["sandboxed"], summary_line(sandbox)))
+    changed = data.get("suite_changed")
+    if changed:
+        lines.append((True, f"FAILED: {SUITE_CHANGED}: {'; '.join(changed)}"))
+    if not lines:
+        return ""
+    rows = "".join(f'<p class="{"alarm" if alarm else "figure"}">{_e(text)}</p>' for alarm, text in lines)
+    return f'<section class="trust">{rows}</section>\n'
 
 
 def _title(runs: list[dict[str, Any]]) -> str:

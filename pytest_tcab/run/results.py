@@ -78,7 +78,14 @@ class ResultsRecorder:
                 "items": [dict(nodeid=nodeid, **entry) for nodeid, entry in sorted(record.items.items())],
                 **scoring_report.for_run(self.config, record),
             })
-        return {"tool": _tool_versions(), "runs": runs}
+        from pytest_tcab.run.sandbox import described
+        from pytest_tcab.run.snapshot import suite_changes
+
+        data: dict[str, Any] = {"tool": _tool_versions(), "sandbox": described(self.config)}
+        changed = suite_changes(self.config)
+        if changed is not None:  # checked when the session ended: a failure of the whole session
+            data["suite_changed"] = changed
+        return {**data, "runs": runs}
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -98,6 +105,10 @@ class ResultsRecorder:
             return
         terminalreporter.section("tcab", sep="-")
         data = self.results() if not self.written else json.loads(self.written[0].read_text())
+        from pytest_tcab.run.sandbox import summary_line
+
+        sandbox = data["sandbox"]
+        terminalreporter.write_line(summary_line(sandbox), red=not sandbox["sandboxed"], bold=not sandbox["sandboxed"])
         for run in data["runs"]:
             counts = ", ".join(f"{n} {word}" for word, n in run["counts"].items())
             # A definition has no variants; the engine is what tells its runs apart.

@@ -25,6 +25,7 @@ from pytest_tcab.run.build import ending
 from pytest_tcab.run.build import run_command
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.context import RunItem
+from pytest_tcab.run.sandbox import session_sandbox
 from pytest_tcab.toml import line_in
 
 
@@ -47,9 +48,10 @@ class ToolchainItem(RunItem):
         self.record(command=self.command, required=self.required)  # also when the build failed
         build = self.run.require_build()
         timeout = float(self.config.getoption("tcab_build_timeout"))
-        result = run_command(self.command, build.workdir, timeout, build_environment())
+        result = run_command(self.command, build.workdir, timeout, build_environment(),
+                             sandbox=session_sandbox(self.config), step=self.key)
         self.record(returncode=result.returncode, timed_out=result.timed_out, duration_s=round(result.duration_s, 3),
-                    output=result.tail(200))
+                    output=result.tail(200), **result.confinement)
         if result.ok:
             return
         if self.required:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -12,37 +13,68 @@ from pytest_tcab.run.build import KILL_GRACE_S
 from pytest_tcab.run.build import build_static
 from pytest_tcab.run.build import prepare_workdir
 from pytest_tcab.run.build import run_command
+from pytest_tcab.run.sandbox import INNER_WORKDIR
+from pytest_tcab.run.sandbox import Sandbox
+from pytest_tcab.run.sandbox import home_for
+from pytest_tcab.run.sandbox import visible_path
+
+BWRAP = Sandbox(shutil.which("bwrap"), "install")
+UNSANDBOXED = Sandbox(None, "install")
 
 
-def _wait_gone(pid: int, *, group: bool, within_s: float = 5.0) -> bool:
-    """Whether the process (group) disappears within ``within_s``.
+@pytest.fixture(params=[BWRAP, UNSANDBOXED], ids=["bwrap", "no-sandbox"])
+def sandbox(request: pytest.FixtureRequest) -> Sandbox:
+    """Both ways a step runs: the process rules hold with and without the sandbox."""
+    return request.param  # type: ignore[no-any-return]
 
-    Killed orphans are reaped by PID 1, which may take a moment in a container; until then
-    they are zombies that signal 0 still reaches.
-    """
+
+def _running(token: str) -> list[int]:
+    """Host pids whose command line holds ``token``: the sandbox's PID namespace hides its
+    pids from the step itself, so a test finds its processes by what they run."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if token.encode() in cmdline and state != "Z":  # a zombie is dead, only not yet reaped
+                pids.append(int(entry.name))
+    return pids
+
+
+def _gone(token: str, within_s: float = 5.0) -> bool:
     deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        try:
-            if group:
-                os.killpg(pid, 0)
-            else:
-                os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
+    while _running(token):
+        if time.monotonic() > deadline:
+            return False
         time.sleep(0.05)
-    return False
+    return True
+
+
+def _nap(tmp_path: Path) -> str:
+    """A sleep whose command line is unique to this test: `sleep 1000.<digits>`."""
+    return f"sleep 1000.{abs(hash(tmp_path)) % 10**9}"
 
 
 def test_success_captures_stdout_and_stderr(tmp_path: Path) -> None:
-    result = run_command("echo out; echo err >&2; pwd", tmp_path, timeout_s=10)
+    result = run_command("echo out; echo err >&2; pwd", tmp_path, timeout_s=10, sandbox=BWRAP)
     assert result.ok
     assert (result.returncode, result.timed_out) == (0, False)
-    assert result.output.splitlines() == ["out", "err", str(tmp_path)]
+    assert result.output.splitlines() == ["out", "err", INNER_WORKDIR]
     assert result.duration_s < 10
+    assert result.confinement == {"sandbox": "bwrap", "network": False}
 
 
-def test_non_zero_exit_keeps_the_tail(tmp_path: Path) -> None:
-    result = run_command("for i in $(seq 1 100); do echo line $i; done; exit 3", tmp_path, 10)
+def test_unsandboxed_runs_in_place_and_says_so(tmp_path: Path) -> None:
+    result = run_command("pwd", tmp_path, timeout_s=10, sandbox=UNSANDBOXED, step="build")
+    assert result.output.splitlines() == [str(tmp_path)]
+    assert result.confinement == {"sandbox": "none", "network": True}
+
+
+def test_non_zero_exit_keeps_the_tail(tmp_path: Path, sandbox: Sandbox) -> None:
+    result = run_command("for i in $(seq 1 100); do echo line $i; done; exit 3", tmp_path, 10, sandbox=sandbox)
     assert not result.ok
     assert result.returncode == 3
     assert result.tail(2) == "line 99\nline 100"
@@ -51,15 +83,26 @@ def test_non_zero_exit_keeps_the_tail(tmp_path: Path) -> None:
 
 def test_env_replaces_the_environment(tmp_path: Path) -> None:
     env = {"PATH": os.environ["PATH"], "ONLY_ME": "1"}
-    result = run_command("env | sort", tmp_path, 10, env)
+    result = run_command("env | sort", tmp_path, 10, env, sandbox=UNSANDBOXED)
     names = {line.split("=", 1)[0] for line in result.output.splitlines()}
     assert "ONLY_ME" in names
     assert "HOME" not in names
 
 
+def test_sandboxed_env_has_a_private_home_and_no_hidden_path(tmp_path: Path) -> None:
+    env = {"PATH": f"{tmp_path}/bin:/usr/bin:/root/.cargo/bin", "HOME": "/root", "TMPDIR": str(tmp_path)}
+    (tmp_path / "w").mkdir()
+    result = run_command("env | sort; touch ~/kept", tmp_path / "w", 10, env, sandbox=BWRAP)
+    assert result.ok, result.output
+    lines = result.output.splitlines()
+    assert {"HOME=/tmp/home", "TMPDIR=/tmp", "PATH=/usr/bin"} <= set(lines)
+    assert str(tmp_path) not in result.output
+    assert (home_for(tmp_path / "w") / "kept").is_file()  # the home outlives the step, for the next one
+
+
 def test_output_is_capped_to_its_tail(tmp_path: Path) -> None:
     # 3 MiB of "x" then a marker: only the last MiB is kept, and the drop is said.
-    result = run_command("head -c 3145728 /dev/zero | tr '\\0' x; echo; echo END", tmp_path, 30)
+    result = run_command("head -c 3145728 /dev/zero | tr '\\0' x; echo; echo END", tmp_path, 30, sandbox=BWRAP)
     assert result.ok
     assert result.output.startswith("[... ")
     assert "bytes of earlier output dropped" in result.output.splitlines()[0]
@@ -67,37 +110,44 @@ def test_output_is_capped_to_its_tail(tmp_path: Path) -> None:
     assert len(result.output) < 1024 * 1024 + 100
 
 
-def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
-    command = "echo $$; sleep 1000 & echo $!; sleep 1000"
+def test_timeout_kills_every_process_of_the_step(tmp_path: Path, sandbox: Sandbox) -> None:
+    nap = _nap(tmp_path)
     started = time.monotonic()
-    result = run_command(command, tmp_path, timeout_s=1)
-    elapsed = time.monotonic() - started
+    result = run_command(f"{nap} & {nap}", tmp_path, timeout_s=1, sandbox=sandbox)
     assert result.timed_out
     assert not result.ok
-    assert elapsed < 1 + KILL_GRACE_S + 3
-    pgid, grandchild = (int(line) for line in result.output.split())
-    assert _wait_gone(grandchild, group=False)
-    assert _wait_gone(pgid, group=True)
-    with pytest.raises(ProcessLookupError):
-        os.killpg(pgid, 0)
+    assert time.monotonic() - started < 1 + KILL_GRACE_S + 3
+    assert _gone(nap)
 
 
-def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(tmp_path: Path) -> None:
-    command = "trap '' TERM; echo $$; (trap '' TERM; sleep 1000) & sleep 1000"
+def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(tmp_path: Path, sandbox: Sandbox) -> None:
+    nap = _nap(tmp_path)
     started = time.monotonic()
-    result = run_command(command, tmp_path, timeout_s=0.5)
+    result = run_command(f"trap '' TERM; (trap '' TERM; {nap}) & {nap}", tmp_path, timeout_s=0.5, sandbox=sandbox)
     assert result.timed_out
     assert time.monotonic() - started < 0.5 + KILL_GRACE_S + 3
-    assert _wait_gone(int(result.output.split()[0]), group=True)
+    assert _gone(nap)
 
 
-def test_background_leftovers_are_ended_when_the_step_exits(tmp_path: Path) -> None:
+def test_background_leftovers_are_ended_when_the_step_exits(tmp_path: Path, sandbox: Sandbox) -> None:
     # The step succeeds but leaves a server behind that holds the pipe open.
+    nap = _nap(tmp_path)
     started = time.monotonic()
-    result = run_command("sleep 1000 & echo $!", tmp_path, timeout_s=30)
+    result = run_command(f"{nap} & echo started", tmp_path, timeout_s=30, sandbox=sandbox)
     assert result.ok
     assert time.monotonic() - started < 10
-    assert _wait_gone(int(result.output.split()[0]), group=False)
+    assert _gone(nap)
+
+
+def test_a_detached_sigterm_proof_child_dies_with_the_sandboxed_step(tmp_path: Path) -> None:
+    """Its own session, out of the step's process group, ignoring SIGTERM: only the PID
+    namespace reaches it. (Unsandboxed, such a child outlives the step: that is what the
+    sandbox is for.)"""
+    nap = _nap(tmp_path)
+    command = f"setsid bash -c \"trap '' TERM HUP; exec {nap}\" </dev/null >/dev/null 2>&1 & sleep 0.3; echo left"
+    result = run_command(command, tmp_path, timeout_s=30, sandbox=BWRAP)
+    assert result.ok and result.output == "left\n"
+    assert _gone(nap)
 
 
 def _tree(root: Path, files: dict[str, str]) -> Path:
@@ -181,6 +231,7 @@ def test_build_success_finds_dist(tmp_path: Path, work: Path) -> None:
         build="mkdir -p dist && cp src/index.html dist/",
         workdir_parent=work,
         timeout_s=30,
+        sandbox=BWRAP,
     )
     assert result.ok, result.message
     assert [step.ok for step in result.steps] == [True, True]
@@ -198,6 +249,7 @@ def test_install_failure_stops_before_build(tmp_path: Path, work: Path) -> None:
         build="touch built",
         workdir_parent=work,
         timeout_s=30,
+        sandbox=BWRAP,
     )
     assert not result.ok
     assert result.message == "install failed: `echo boom >&2; exit 1` exited 1"
@@ -210,7 +262,7 @@ def test_install_failure_stops_before_build(tmp_path: Path, work: Path) -> None:
 def test_build_timeout_message(tmp_path: Path, work: Path) -> None:
     source = _tree(tmp_path / "impl", {"package.json": "{}"})
     result = build_static(
-        source, install="", build="sleep 1000", workdir_parent=work, timeout_s=0.5
+        source, install="", build="sleep 1000", workdir_parent=work, timeout_s=0.5, sandbox=BWRAP
     )
     assert not result.ok
     assert result.message == "build timed out after 0.5 s: `sleep 1000` (process group killed)"
@@ -219,13 +271,13 @@ def test_build_timeout_message(tmp_path: Path, work: Path) -> None:
 
 def test_build_killed_by_a_signal(tmp_path: Path, work: Path) -> None:
     source = _tree(tmp_path / "impl", {"package.json": "{}"})
-    result = build_static(source, "", "kill -KILL $$", work, timeout_s=10)
-    assert result.message == "build failed: `kill -KILL $$` was killed by SIGKILL"
+    result = build_static(source, "", "kill -KILL $$", work, timeout_s=10, sandbox=BWRAP)
+    assert result.message == "build failed: `kill -KILL $$` exited 137 (as a process killed by SIGKILL does)"
 
 
 def test_missing_output_dir(tmp_path: Path, work: Path) -> None:
     source = _tree(tmp_path / "impl", {"dist/index.html": "stale, not copied"})
-    result = build_static(source, "true", "true", work, timeout_s=10)
+    result = build_static(source, "true", "true", work, timeout_s=10, sandbox=BWRAP)
     assert not result.ok
     assert result.output_dir is None
     assert result.message == (
@@ -235,7 +287,7 @@ def test_missing_output_dir(tmp_path: Path, work: Path) -> None:
 
 def test_empty_output_dirs_do_not_count(tmp_path: Path, work: Path) -> None:
     source = _tree(tmp_path / "impl", {"package.json": "{}"})
-    result = build_static(source, "", "mkdir -p dist/assets out", work, timeout_s=10)
+    result = build_static(source, "", "mkdir -p dist/assets out", work, timeout_s=10, sandbox=BWRAP)
     assert result.message == (
         "build wrote no static output: none of dist/, build/, out/ holds a file"
         f" in {result.workdir}"
@@ -256,7 +308,7 @@ def test_empty_output_dirs_do_not_count(tmp_path: Path, work: Path) -> None:
 def test_output_dir_order(tmp_path: Path, work: Path, made: list[str], chosen: str) -> None:
     source = _tree(tmp_path / "impl", {"package.json": "{}"})
     build = " && ".join(f"mkdir -p $(dirname {rel}) && touch {rel}" for rel in made)
-    result = build_static(source, "", build, work, timeout_s=10)
+    result = build_static(source, "", build, work, timeout_s=10, sandbox=BWRAP)
     assert result.ok, result.message
     assert result.output_dir == result.workdir / chosen
 
@@ -264,7 +316,7 @@ def test_output_dir_order(tmp_path: Path, work: Path, made: list[str], chosen: s
 def test_build_reports_dropped_symlinks(tmp_path: Path, work: Path) -> None:
     source = _tree(tmp_path / "impl", {"package.json": "{}"})
     (source / "passwd").symlink_to("/etc/passwd")
-    result = build_static(source, "", "mkdir dist && cat passwd > dist/index.html", work, 10)
+    result = build_static(source, "", "mkdir dist && cat passwd > dist/index.html", work, 10, sandbox=BWRAP)
     assert not result.ok
     assert result.message == "build failed: `mkdir dist && cat passwd > dist/index.html` exited 1"
     assert result.dropped == ("passwd -> /etc/passwd (leaves the tree)",)
@@ -275,9 +327,9 @@ def test_build_environment_hides_the_reporters_variables(
 ) -> None:
     monkeypatch.setenv("TCAB_SECRET_TOKEN", "hunter2")
     source = _tree(tmp_path / "impl", {"package.json": "{}"})
-    result = build_static(source, "", "env > env.txt; mkdir out; mv env.txt out/", work, 10)
+    result = build_static(source, "", "env > env.txt; mkdir out; mv env.txt out/", work, 10, sandbox=BWRAP)
     assert result.ok and result.output_dir is not None
     env = (result.output_dir / "env.txt").read_text()
     assert "TCAB_SECRET_TOKEN" not in env
     assert "CI=1\n" in env
-    assert f"PATH={os.environ['PATH']}\n" in env
+    assert f"PATH={visible_path(os.environ['PATH'])}\n" in env

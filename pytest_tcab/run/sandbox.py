@@ -1,0 +1,216 @@
+"""The sandbox every command of a run executes in: bubblewrap (`bwrap`), probed once per session.
+
+What the code being graded may see and do while it builds (README "Trust model"):
+- its own copy of the produced tree (read-write, at :data:`INNER_WORKDIR`), a private home
+  kept across the steps of one build (:data:`INNER_HOME`) and a private `/tmp`;
+- the system read-only (:data:`SYSTEM_DIRS`); nothing else of the host: not the suite, the
+  results folder, the caller's home, the checkout, nor any other writable place;
+- its own PID namespace, so every process it starts dies when the step ends, detached or not;
+- the network only where `--tcab-build-network` allows it (`install` steps by default).
+
+`--tcab-no-sandbox` is the one way to run without it; every output then says so.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pytest_tcab.errors import TcabError
+
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+"""What a step sees of the host, read-only: programs, libraries, configuration, `/opt` toolchains.
+Merged-/usr links (`/bin -> usr/bin`) are recreated as links. Nothing under `/home`, `/root`,
+`/tmp`, `/var`, `/run`, `/srv`, `/mnt` or the rest is there."""
+
+RESOLVER_DIRS = ("/run/systemd/resolve",)
+"""Where `/etc/resolv.conf` points on systemd hosts (Ubuntu, GitHub's runners): shown read-only
+to steps with network only, so `npm ci` resolves names."""
+
+INNER_WORKDIR = "/tmp/build"
+"""Where a step finds its copy of the tree (and its cwd). Bound under the private `/tmp`,
+because a bind target must be creatable (feasibility notes, "Sandbox: bubblewrap")."""
+INNER_HOME = "/tmp/home"
+"""`$HOME` of a step: `~/.cargo`, `~/.npm` and the like land in the build's private home."""
+DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+INSTALL_HINT = (
+    "install bubblewrap (Debian/Ubuntu: `sudo apt-get install bubblewrap`; Fedora: `sudo dnf install "
+    "bubblewrap`), or pass --tcab-no-sandbox to build without it (the graded code then runs with "
+    "your user's rights and can rewrite what decides its verdicts)"
+)
+USERNS_HINT = (
+    "bwrap needs unprivileged user namespaces. On Ubuntu 23.10 and later (GitHub's ubuntu-24.04 "
+    "runners too) AppArmor restricts them: `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`, "
+    "or give bwrap an AppArmor profile that allows `userns` (README \"Trust model\"); elsewhere "
+    "`sudo sysctl -w kernel.unprivileged_userns_clone=1` (older Debian) or `user.max_user_namespaces` "
+    "above 0. Or pass --tcab-no-sandbox to build without a sandbox"
+)
+
+
+class SandboxUnavailable(TcabError):
+    """bwrap is missing or cannot start here: every run item fails with this one message."""
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """How the steps of this session are confined: bwrap, or nothing under `--tcab-no-sandbox`."""
+
+    bwrap: str | None
+    """The bwrap binary; None when the user chose to run unsandboxed."""
+    network: str
+    """One of `options.NETWORK_POLICIES`: `none`, `install` or `all`."""
+    hidden: tuple[Path, ...] = ()
+    """Places that must stay out of sight even where they lie under :data:`SYSTEM_DIRS`
+    (a suite under `/opt`, a checkout under `/usr/src`): covered by an empty tmpfs."""
+
+    @property
+    def kind(self) -> str:
+        return "bwrap" if self.bwrap is not None else "none"
+
+    def allows_network(self, step: str) -> bool:
+        """Whether a step labelled `step` (`install`, `build`, a toolchain step) has the network."""
+        if self.bwrap is None:
+            return True  # unsandboxed: nothing takes it away
+        return self.network == "all" or (self.network == "install" and step == "install")
+
+    def record(self, step: str) -> dict[str, str | bool]:
+        """What results.json says a step had, e.g. `{"sandbox": "bwrap", "network": False}`."""
+        return {"sandbox": self.kind, "network": self.allows_network(step)}
+
+    def wrap(self, argv: list[str], workdir: Path, env: Mapping[str, str], step: str) -> tuple[list[str], dict[str, str]]:
+        """The command line and environment that run `argv` in `workdir`, confined.
+
+        The build's private home is :func:`home_for` `workdir`, made here when missing.
+        """
+        if self.bwrap is None:
+            return argv, dict(env)
+        home = home_for(workdir)
+        home.mkdir(mode=0o700, exist_ok=True)
+        inner_env = {**env, "HOME": INNER_HOME, "TMPDIR": "/tmp", "PATH": visible_path(env.get("PATH", ""))}
+        return [self.bwrap, *self._arguments(workdir, home, self.allows_network(step)), "--", *argv], inner_env
+
+    def _arguments(self, workdir: Path, home: Path, network: bool) -> list[str]:
+        args = ["--unshare-all", "--die-with-parent", "--new-session"]
+        if network:
+            args.append("--share-net")
+        for top in SYSTEM_DIRS:
+            if os.path.islink(top):
+                args += ["--symlink", os.readlink(top), top]
+            elif os.path.isdir(top):
+                args += ["--ro-bind", top, top]
+        if network:
+            for folder in RESOLVER_DIRS:
+                args += ["--ro-bind-try", folder, folder]
+        for path in self.hidden:
+            if _under_system(path):
+                args += ["--tmpfs", str(path)]
+        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
+                 "--bind", str(workdir), INNER_WORKDIR, "--bind", str(home), INNER_HOME,
+                 "--chdir", INNER_WORKDIR]
+        return args
+
+
+def home_for(workdir: Path) -> Path:
+    """The private home of the build in `workdir`: a sibling, so it is never part of the tree
+    that lint steps walk or that output folders are looked for in."""
+    return workdir.with_name(workdir.name + ".home")
+
+
+def visible_path(path: str) -> str:
+    """`PATH` reduced to the folders a step can see: a folder of the suite or the checkout on
+    the caller's PATH would otherwise tell the graded code where they are."""
+    kept = [entry for entry in path.split(os.pathsep) if entry and _under_system(Path(entry))]
+    return os.pathsep.join(dict.fromkeys(kept)) or DEFAULT_PATH
+
+
+def _under_system(path: Path) -> bool:
+    return any(path.is_relative_to(top) and path != Path(top) for top in SYSTEM_DIRS)
+
+
+# -- the session's sandbox -------------------------------------------------------------------
+
+_sandbox_key = pytest.StashKey["Sandbox | SandboxUnavailable"]()
+
+
+def session_sandbox(config: pytest.Config) -> Sandbox:
+    """The session's sandbox, probed on first use; raises :class:`SandboxUnavailable` (every
+    time it is asked) when bwrap cannot start and the user did not pass `--tcab-no-sandbox`."""
+    found = config.stash.get(_sandbox_key, None)
+    if found is None:
+        found = _probe(config)
+        config.stash[_sandbox_key] = found
+    if isinstance(found, SandboxUnavailable):
+        raise found
+    return found
+
+
+def described(config: pytest.Config) -> dict[str, str | bool]:
+    """The session's sandbox for results.json and the summaries, without starting anything."""
+    if config.getoption("tcab_no_sandbox"):
+        return {"sandbox": "none", "sandboxed": False,
+                "reason": "--tcab-no-sandbox: builds ran unconfined, with the caller's rights"}
+    described: dict[str, str | bool] = {"sandbox": "bwrap", "sandboxed": True,
+                                         "network": config.getoption("tcab_build_network")}
+    probed = config.stash.get(_sandbox_key, None)
+    if isinstance(probed, SandboxUnavailable):  # known where it was probed (not the xdist controller)
+        described["unavailable"] = str(probed)
+    return described
+
+
+def summary_line(sandbox: dict[str, str | bool]) -> str:
+    """One line for the terminal summary and report.html: what confined the builds, or that nothing did."""
+    if not sandbox["sandboxed"]:
+        return f"NOT SANDBOXED: {sandbox['reason']}"
+    if "unavailable" in sandbox:
+        return "sandbox: bwrap could not start, so no build step ran (see the build items)"
+    reach = {"none": "no step", "install": "install steps only", "all": "every step"}[str(sandbox["network"])]
+    return f"sandbox: bwrap for every build step (network: {reach})"
+
+
+def _probe(config: pytest.Config) -> Sandbox | SandboxUnavailable:
+    network = config.getoption("tcab_build_network")
+    if config.getoption("tcab_no_sandbox"):
+        return Sandbox(None, network)
+    if not sys.platform.startswith("linux"):
+        return SandboxUnavailable(f"the build sandbox (bubblewrap) needs Linux, and this is {sys.platform}; "
+                                  "pass --tcab-no-sandbox to build without it")
+    found = shutil.which("bwrap")
+    if found is None:
+        return SandboxUnavailable(f"the build sandbox cannot start: bwrap is not installed (not on PATH); {INSTALL_HINT}")
+    sandbox = Sandbox(found, network, _hidden_places(config))
+    with tempfile.TemporaryDirectory(prefix="tcab-probe-") as scratch:
+        workdir = Path(scratch) / "build"
+        workdir.mkdir()
+        argv, env = sandbox.wrap(["true"], workdir, {"PATH": DEFAULT_PATH}, "build")
+        try:
+            done = subprocess.run(argv, check=False, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return SandboxUnavailable(f"the build sandbox cannot start: {found}: {exc}; {INSTALL_HINT}")
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip() or f"exit status {done.returncode}"
+        return SandboxUnavailable(f"the build sandbox cannot start: {said}; {USERNS_HINT}")
+    return sandbox
+
+
+def _hidden_places(config: pytest.Config) -> tuple[Path, ...]:
+    """The suite, the results folder, the home, the checkout and the run folder, resolved."""
+    from pytest_tcab.session import configured_root
+
+    places = [Path.home(), config.invocation_params.dir, config.rootpath,
+              Path(config.getoption("tcab_out") or ".tcab/results")]
+    root = configured_root(config)
+    if root is not None:
+        places.append(root)
+    run_dir = config.getoption("tcab_run")
+    if run_dir:
+        places.append(Path(run_dir))
+    return tuple(dict.fromkeys(Path(os.path.realpath(place)) for place in places))

@@ -52,6 +52,10 @@ def pytest_configure(config: pytest.Config) -> None:
         recorder = ResultsRecorder(config, out)
         config.stash[results_key] = recorder
         config.pluginmanager.register(recorder, "tcab-results")
+    if run_dir is not None or config.getoption("tcab_reference") or config.getoption("tcab_capture_baselines"):
+        from pytest_tcab.run import snapshot
+
+        snapshot.register(config)  # checks at the end that no build changed the suite
     if config.getoption("tcab_capture_baselines"):
         from pytest_tcab.run.baselines import BaselineRecorder
 
@@ -71,7 +75,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    for name in ("tcab-results", "tcab-baselines"):
+    for name in ("tcab-results", "tcab-baselines", "tcab-snapshot"):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)

@@ -181,14 +181,23 @@ class SnapshotGuard:
             terminalreporter.write_line(f"  {line}")
 
 
-def reporter_copy(config: pytest.Config, folder: Path, relatives: Iterable[str]) -> Path:
-    """The private copy of the reporter-side material under `folder` (see :meth:`Snapshot.copy`)."""
+def register(config: pytest.Config) -> SnapshotGuard:
+    """The session's guard, registered as a plugin on first use.
+
+    `pytest_configure` registers it in every run-mode session, so that an xdist controller,
+    which collects nothing, is there to receive the workers' digests.
+    """
     guard = config.stash.get(snapshot_key, None)
-    if guard is None:  # the first run collected: from now on the session is checked at its end
+    if guard is None:
         guard = SnapshotGuard(config)
         config.stash[snapshot_key] = guard
         config.pluginmanager.register(guard, "tcab-snapshot")
-    return guard.snapshot.copy(folder, relatives)
+    return guard
+
+
+def reporter_copy(config: pytest.Config, folder: Path, relatives: Iterable[str]) -> Path:
+    """The private copy of the reporter-side material under `folder` (see :meth:`Snapshot.copy`)."""
+    return register(config).snapshot.copy(folder, relatives)
 
 
 def suite_changes(config: pytest.Config) -> list[str] | None:

@@ -146,6 +146,19 @@ def test_a_suite_changed_during_the_run_fails_the_session_even_when_every_item_p
     ]
 
 
+def test_under_xdist_the_controller_checks_what_the_workers_copied(pytester: pytest.Pytester, gauge: Path) -> None:
+    """The workers hand their digests over; the controller compares once every build is over."""
+    manifest = gauge / GAUGE_VERSION / "test-case.toml"
+    edit(manifest, GAUGE_BUILD, f'build = "echo x >> {gauge / FALSE_DRIVER}; mkdir -p dist && cp index.html dist/"')
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--tcab-suite=suite", "--tcab-run=game",
+                                           "--tcab-out=out", "-k", "build", "--tcab-no-sandbox", "-n", "2",
+                                           "-p", "xdist")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*tcab: the suite changed during the run*", f"  changed: {gauge / FALSE_DRIVER}"])
+    assert results(pytester)["suite_changed"] == [f"changed: {gauge / FALSE_DRIVER}"]
+
+
 def test_the_same_build_in_the_sandbox_cannot_reach_the_suite(pytester: pytest.Pytester, gauge: Path) -> None:
     manifest = gauge / GAUGE_VERSION / "test-case.toml"
     edit(manifest, GAUGE_BUILD, f'build = "echo x >> {gauge / FALSE_DRIVER}; mkdir -p dist && cp index.html dist/"')

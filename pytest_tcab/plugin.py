@@ -53,9 +53,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[results_key] = recorder
         config.pluginmanager.register(recorder, "tcab-results")
     if run_dir is not None or config.getoption("tcab_reference") or config.getoption("tcab_capture_baselines"):
-        from pytest_tcab.run import snapshot
+        from pytest_tcab.run.snapshot import register
 
-        snapshot.register(config)  # checks at the end that no build changed the suite
+        register(config)  # checks at the end that no build changed the suite
     if config.getoption("tcab_capture_baselines"):
         from pytest_tcab.run.baselines import BaselineRecorder
 

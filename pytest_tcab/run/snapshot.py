@@ -125,7 +125,9 @@ def _sha256(path: Path) -> str:
 
 # -- the session plugin ----------------------------------------------------------------------
 
-snapshot_key = pytest.StashKey["SnapshotGuard"]()
+GUARD_NAME = "tcab-snapshot"
+"""The guard's plugin name: how a session finds it (a module-level stash key would not survive
+pytester's in-process runs, which import this module afresh)."""
 
 
 class SnapshotGuard:
@@ -187,11 +189,10 @@ def register(config: pytest.Config) -> SnapshotGuard:
     `pytest_configure` registers it in every run-mode session, so that an xdist controller,
     which collects nothing, is there to receive the workers' digests.
     """
-    guard = config.stash.get(snapshot_key, None)
+    guard: SnapshotGuard | None = config.pluginmanager.get_plugin(GUARD_NAME)
     if guard is None:
         guard = SnapshotGuard(config)
-        config.stash[snapshot_key] = guard
-        config.pluginmanager.register(guard, "tcab-snapshot")
+        config.pluginmanager.register(guard, GUARD_NAME)
     return guard
 
 
@@ -202,5 +203,5 @@ def reporter_copy(config: pytest.Config, folder: Path, relatives: Iterable[str])
 
 def suite_changes(config: pytest.Config) -> list[str] | None:
     """What the session found changed in the suite; None when it did not check."""
-    guard = config.stash.get(snapshot_key, None)
+    guard: SnapshotGuard | None = config.pluginmanager.get_plugin(GUARD_NAME)
     return guard.changed if guard is not None else None

@@ -171,14 +171,14 @@ def test_the_same_build_in_the_sandbox_cannot_reach_the_suite(pytester: pytest.P
 
 
 def test_the_snapshot_is_private_and_holds_only_reporter_side_material(pytester: pytest.Pytester, gauge: Path) -> None:
-    from pytest_tcab.run.snapshot import snapshot_key
+    from pytest_tcab.run.snapshot import GUARD_NAME
 
     seen: dict[str, Any] = {}
 
     class Spy:
         @pytest.hookimpl(trylast=True)
         def pytest_collection_finish(self, session: pytest.Session) -> None:
-            snapshot = session.config.stash[snapshot_key].snapshot
+            snapshot = session.config.pluginmanager.get_plugin(GUARD_NAME).snapshot
             seen["digests"] = dict(snapshot.digests)
             root = snapshot.root
             seen["mode"] = stat.S_IMODE(root.stat().st_mode)

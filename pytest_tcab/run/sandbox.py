@@ -202,7 +202,7 @@ def _probe(config: pytest.Config) -> Sandbox | SandboxUnavailable:
 
 
 def _hidden_places(config: pytest.Config) -> tuple[Path, ...]:
-    """The suite, the results folder, the home, the checkout and the run folder, resolved."""
+    """The suite, the results folder, the home, the checkout and the run folders, resolved."""
     from pytest_tcab.session import configured_root
 
     places = [Path.home(), config.invocation_params.dir, config.rootpath,
@@ -210,7 +210,5 @@ def _hidden_places(config: pytest.Config) -> tuple[Path, ...]:
     root = configured_root(config)
     if root is not None:
         places.append(root)
-    run_dir = config.getoption("tcab_run")
-    if run_dir:
-        places.append(Path(run_dir))
+    places += [Path(run_dir) for run_dir in config.getoption("tcab_run") or ()]  # repeatable
     return tuple(dict.fromkeys(Path(os.path.realpath(place)) for place in places))

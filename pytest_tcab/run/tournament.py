@@ -18,6 +18,7 @@ from typing import Any
 from typing import Literal
 
 from pytest_tcab.run.referee import Referee
+from pytest_tcab.run.referee import RefereeFailed
 from pytest_tcab.run.wasm import LiveInstance
 from pytest_tcab.run.wasm import LoadedModule
 from pytest_tcab.run.wasm import RunResult
@@ -30,6 +31,9 @@ POINTS = {"win": 3, "draw": 1, "loss": 0}
 
 _SHOWN_BYTES = 120
 """How much of an invalid answer a forfeit quotes."""
+
+MAX_ACTION_BYTES = 65536
+"""An answer longer than this is not read: no action needs it, and parsing it costs the host."""
 
 _VALID_ANSWERS_KEPT = 4096
 """How many distinct valid answers are remembered (the rest are validated every time)."""
@@ -77,6 +81,8 @@ class Rules:
         """
         import jsonschema
 
+        if len(output) > MAX_ACTION_BYTES:
+            return None, f"answered {len(output):,} bytes; an action is at most {MAX_ACTION_BYTES:,} bytes of JSON"
         try:
             action = json.loads(output.decode("utf-8"), parse_constant=_no_constant)
         except ValueError as exc:
@@ -191,7 +197,7 @@ def play_match(rules: Rules, runner: WasmRunner, entrants: Sequence[Entrant], se
         tick += 1
         actions: list[tuple[str, Any]] = []
         for name, instance in list(live.items()):
-            world = json.dumps(referee.observe(state, name), separators=(",", ":")).encode()
+            world = _world_bytes(referee, state, name)
             result = instance.call(world, rules.fuel_per_tick)
             fuel[name] += result.fuel_consumed
             if result.outcome != "ok" or result.output is None:
@@ -209,6 +215,14 @@ def play_match(rules: Rules, runner: WasmRunner, entrants: Sequence[Entrant], se
         verdict = referee.step(state)
         frames.append(referee.frame(state))
     return _result(players, seed, verdict, live, forfeits, fuel, tick, frames)
+
+
+def _world_bytes(referee: Referee, state: Any, player: str) -> bytes:
+    observed = referee.observe(state, player)
+    try:
+        return json.dumps(observed, separators=(",", ":"), allow_nan=False).encode()
+    except (TypeError, ValueError) as exc:
+        raise RefereeFailed(f"referee {referee.path.name}: observe() returned a world that is not JSON: {exc}") from None
 
 
 def _result(players: list[str], seed: int, verdict: dict[str, Any] | None, live: dict[str, LiveInstance],

@@ -29,6 +29,7 @@ from pytest_tcab.run.perf import build_module
 from pytest_tcab.run.perf import record_module_build
 from pytest_tcab.run.perf import wasm_runner
 from pytest_tcab.run.referee import Referee
+from pytest_tcab.run.referee import RefereeFailed
 from pytest_tcab.run.replay import clip_speed
 from pytest_tcab.run.replay import record_clip
 from pytest_tcab.run.replay import write_player
@@ -136,7 +137,12 @@ class TournamentRun:
         log = self.replay_log(slot, result)
         path = self.replays / f"{_safe(slot.label)}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(log, separators=(",", ":")), encoding="utf-8")
+        try:
+            text = json.dumps(log, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise RefereeFailed(f"referee {self.tables.referee.name}: frame() or step() returned something that is "
+                                f"not JSON, so the replay log cannot be written: {exc}") from None
+        path.write_text(text, encoding="utf-8")
         renderer = self.tables.renderer
         player = write_player(renderer, log, path.with_suffix(".html")) if renderer is not None else None
         return path, player

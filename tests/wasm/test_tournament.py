@@ -86,8 +86,9 @@ def test_two_perfect_controllers_draw_at_max_ticks(rules: Rules, runner: WasmRun
                                          "schema)")),
         ("notjson", "invalid-action", 1, ("answered 'move up!', which is not JSON (Expecting value: line 1 column 1 "
                                          "(char 0))")),
+        ("chatty", "invalid-action", 1, "answered 70,000 bytes; an action is at most 65,536 bytes of JSON"),
     ],
-    ids=["fuel", "trap", "memory", "schema", "not-json"],
+    ids=["fuel", "trap", "memory", "schema", "not-json", "too-long"],
 )
 def test_a_misbehaving_controller_forfeits_with_the_reason(rules: Rules, runner: WasmRunner, controller: Controller,
                                                             wat: str, kind: str, tick: int, reason: str) -> None:
@@ -176,3 +177,13 @@ def test_a_failing_referee_is_reported_with_its_own_line(tmp_path: Path, runner:
     assert message.startswith("referee broken.py: observe() raised\n")
     assert f'File "{referee}", line 17, in observe' in message
     assert message.endswith("KeyError: 'digits'")
+
+
+def test_a_world_that_is_not_json_is_the_referees_fault(tmp_path: Path, runner: WasmRunner,
+                                                        controller: Controller) -> None:
+    referee = tmp_path / "sets.py"
+    referee.write_text((FILES / "echo_referee.py").read_text().replace(
+        'return {"n": state["digit"]}', 'return {"n": {state["digit"]}}'))
+    with pytest.raises(RefereeFailed, match=r"^referee sets.py: observe\(\) returned a world that is not JSON: "
+                                            r"Object of type set is not JSON serializable$"):
+        play_match(rules_for(referee), runner, [controller("weak"), controller("strong")], seed=0)

@@ -187,3 +187,15 @@ def test_a_world_that_is_not_json_is_the_referees_fault(tmp_path: Path, runner: 
     with pytest.raises(RefereeFailed, match=r"^referee sets.py: observe\(\) returned a world that is not JSON: "
                                             r"Object of type set is not JSON serializable$"):
         play_match(rules_for(referee), runner, [controller("weak"), controller("strong")], seed=0)
+
+
+def test_a_controller_past_the_wall_clock_forfeits(runner: WasmRunner, controller: Controller) -> None:
+    # A fuel budget too large to run out in time: the wall-clock bound stops the loop instead.
+    rules = Rules(referee=Referee(FILES / "echo_referee.py"), entry="act", fuel_per_tick=10**15,
+                  max_memory_bytes=4 * 65536, max_ticks=MAX_TICKS, timestep_ms=50.0,
+                  action_schema=json.loads((FILES / "action.json").read_text()), wall_timeout_s=0.2)
+    result = play_match(rules, runner, [controller("weak"), controller("loops")], seed=1)
+    forfeit = result.forfeits["loops"]
+    assert (forfeit.kind, forfeit.tick, forfeit.reason) == ("timeout", 3, "tick 3: stopped at the wall-clock limit "
+                                                                          "of 0.2 s")
+    assert (result.winner, result.ending) == ("weak", "forfeit")

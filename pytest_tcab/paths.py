@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 from pathlib import Path
 from pathlib import PurePosixPath
 
@@ -30,8 +31,7 @@ def contained(root: Path, relative: str) -> Path:
         raise PathEscapes("climbs out with '..'")
     target = root.joinpath(*parts)
     real_root = _real_root(str(root))
-    real = os.path.realpath(target)
-    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+    if not _within(real_root, _real_below(real_root, parts)):
         raise PathEscapes("follows a symlink that leads outside")
     return target
 
@@ -42,11 +42,37 @@ def _real_root(root: str) -> str:
     return os.path.realpath(root)
 
 
+def _real_below(real_root: str, parts: tuple[str, ...]) -> str:
+    """`os.path.realpath` of `real_root` joined with `parts` (no `..`), looking only at the
+    joined parts: the root is already real, so only a symlink among the parts can lead away."""
+    path = real_root
+    for i, part in enumerate(parts):
+        if part in ("", "."):
+            continue
+        path = os.path.join(path, part)
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            return os.path.join(path, *parts[i + 1:])  # missing: nothing further can be a link
+        if stat.S_ISLNK(mode):
+            return os.path.realpath(os.path.join(path, *parts[i + 1:]))
+    return path
+
+
+def _within(real_root: str, real: str) -> bool:
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
 def is_inside(root: Path, path: Path) -> bool:
     """Whether `path`, with symlinks followed, is `root` or lies under it."""
-    real_root = os.path.realpath(root)
-    real = os.path.realpath(path)
-    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+    real_root = _real_root(str(root))
+    try:
+        parts: tuple[str, ...] | None = path.relative_to(root).parts
+    except ValueError:
+        parts = None
+    if parts is None or ".." in parts:
+        return _within(real_root, os.path.realpath(path))
+    return _within(real_root, _real_below(real_root, parts))
 
 
 def is_file(path: Path) -> bool:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_tcab.layout import suite_directory
 from pytest_tcab.options import RUN_OPTION
 from pytest_tcab.options import SUITE_OPTION
 from pytest_tcab.options import WASM_CACHE_OPTION  # noqa: F401 - re-exported for tests and users
@@ -84,11 +85,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     runs = run_dirs(parent.config)
-    if runs and path.resolve() == runs[0].resolve():
-        from pytest_tcab.run.context import RunDirectory
+    if runs:
+        if path.resolve() == runs[0].resolve():
+            from pytest_tcab.run.context import RunDirectory
 
-        return RunDirectory.from_parent(parent, path=path)
-    return None
+            return RunDirectory.from_parent(parent, path=path)
+        return None
+    # Author mode: a suite's folders yield only what its layout can hold.
+    return suite_directory(path, parent, configured_root(parent.config))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -39,6 +39,7 @@ from pytest_tcab.errors import KeyPath
 from pytest_tcab.errors import Problem
 from pytest_tcab.errors import ProblemsFound
 from pytest_tcab.errors import TcabError
+from pytest_tcab.layout import CONFIG_FILE
 from pytest_tcab.models.definition import CODE_TYPES
 from pytest_tcab.options import SEED_OPTION
 from pytest_tcab.outcomes import skip_unless_strict
@@ -56,12 +57,10 @@ from pytest_tcab.resolve.definition import dest_escapes
 from pytest_tcab.run.context import RunSpec
 from pytest_tcab.session import experimental_allowed
 from pytest_tcab.session import suite_for
-from pytest_tcab.suite import CONFIG_FILE
 from pytest_tcab.suite import FoundDefinition
 from pytest_tcab.suite import Suite
 from pytest_tcab.templates import TemplateError
 from pytest_tcab.toml import TomlDocument
-from pytest_tcab.toml import load
 
 PROMPT_DEST = ".tcab/prompt.md"
 PACKAGES_DEST = ".tcab/packages"
@@ -106,6 +105,9 @@ class SeedPlan:
     """The version folder: mockups are served from it."""
     entries: list[Entry] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    listings: dict[Path, tuple[tuple[Path, str], ...]] = field(default_factory=dict, repr=False)
+    """Folder listings by folder: a suite shares one between its plans, so shared trees (packages,
+    engine docs) are walked once per session rather than once per variant."""
     _files: dict[str, Entry] = field(default_factory=dict, init=False, repr=False)
     _dirs: dict[str, Entry] = field(default_factory=dict, init=False, repr=False)
 
@@ -135,17 +137,24 @@ class SeedPlan:
     def add_tree(self, root: Path, dest: str, origin: tuple[TomlDocument, KeyPath]) -> None:
         """Plan a folder's files under `dest`, hidden entries left out except `.gitignore`/`.cargo`."""
         doc, key = origin
-        for path in sorted(root.iterdir()):
-            if path.name.startswith(".") and path.name not in KEPT_HIDDEN:
-                continue
+        for path, kind in self._listing(root):
             relative = f"{dest}/{path.name}" if dest else path.name
-            if not is_inside(root, path):
+            if kind == "outside":
                 self.problems.append(doc.problem(key, f"{path.name!r} in {_show(root, self.folder)} is a symlink "
                                                  "that leads outside it", "seed real files, or links inside the folder"))
-            elif path.is_dir():
+            elif kind == "dir":
                 self.add_tree(path, relative, origin)
-            elif path.is_file():
+            elif kind == "file":
                 self.add(Entry(relative, origin, source=path))
+
+    def _listing(self, root: Path) -> tuple[tuple[Path, str], ...]:
+        """The seedable entries of `root` and what each is, looked at once per `listings` memo."""
+        listed = self.listings.get(root)
+        if listed is None:
+            listed = self.listings[root] = tuple(
+                (path, _kind(root, path)) for path in sorted(root.iterdir())
+                if not path.name.startswith(".") or path.name in KEPT_HIDDEN)
+        return listed
 
     def add_path(self, path: Path, dest: str, origin: tuple[TomlDocument, KeyPath]) -> None:
         """A file, or a folder seeded recursively."""
@@ -153,6 +162,13 @@ class SeedPlan:
             self.add_tree(path, dest, origin)
         else:
             self.add(Entry(dest, origin, source=path))
+
+
+def _kind(root: Path, path: Path) -> str:
+    """`outside` for a symlink leaving `root`, else `dir`, `file`, or `other` (skipped)."""
+    if not is_inside(root, path):
+        return "outside"
+    return "dir" if path.is_dir() else "file" if path.is_file() else "other"
 
 
 def _show(path: Path, folder: Path) -> str:
@@ -164,8 +180,8 @@ def _show(path: Path, folder: Path) -> str:
 
 def plan_catalog(case: CaseVersion, variant: Variant, suite: Suite) -> SeedPlan:
     """What a run of `variant` receives; the declarations are located in the manifest or variant file."""
-    plan = SeedPlan(case.folder)
-    manifest, own = _catalog_docs(case, variant.slug)
+    plan = SeedPlan(case.folder, listings=suite.listings)
+    manifest, own = _catalog_docs(suite, case, variant.slug)
 
     def origin(table: str, common_count: int, index: int, leaf: str) -> tuple[TomlDocument, KeyPath]:
         """Common entries come first in a variant's tuples, then the variant file's own."""
@@ -204,13 +220,13 @@ def plan_catalog(case: CaseVersion, variant: Variant, suite: Suite) -> SeedPlan:
     return plan
 
 
-def _catalog_docs(case: CaseVersion, variant: str) -> tuple[TomlDocument, TomlDocument | None]:
+def _catalog_docs(suite: Suite, case: CaseVersion, variant: str) -> tuple[TomlDocument, TomlDocument | None]:
     """The manifest and the file of `variant`: planning points at the line that declared an entry."""
-    manifest = load(case.manifest_path)
+    manifest = suite.load(case.manifest_path)
     if isinstance(manifest, Problem):  # changed on disk since it resolved
         raise ProblemsFound([manifest])
     for relative in manifest.data.get("variants", []):
-        loaded = load(case.folder / relative)
+        loaded = suite.load(case.folder / relative)
         if isinstance(loaded, TomlDocument) and loaded.data.get("slug", Path(relative).stem) == variant:
             return manifest, loaded
     return manifest, None
@@ -218,8 +234,8 @@ def _catalog_docs(case: CaseVersion, variant: str) -> tuple[TomlDocument, TomlDo
 
 def plan_definition(case: DefinitionCase, engine: str, suite: Suite) -> SeedPlan:
     """What a run of the definition on `engine` receives."""
-    plan = SeedPlan(case.folder)
-    doc = load(case.path)
+    plan = SeedPlan(case.folder, listings=suite.listings)
+    doc = suite.load(case.path)
     if isinstance(doc, Problem):  # changed on disk since it resolved
         raise ProblemsFound([doc])
     workspace = case.workspaces.get(engine)
@@ -227,15 +243,15 @@ def plan_definition(case: DefinitionCase, engine: str, suite: Suite) -> SeedPlan
         key: KeyPath = ("workspaces", engine) if case.case_type in CODE_TYPES else ("workspace",)
         plan.add_tree(workspace, "", (doc, key))
     for spec in case.specifications:
-        plan.add(Entry(specification_dest(spec.path), _located(spec.source, ("path",), doc),
+        plan.add(Entry(specification_dest(spec.path), _located(suite, spec.source, ("path",), doc),
                        compose=partial(specification_document, spec)))
     for asset in case.assets:
         for i, name in enumerate(asset.files):
-            plan.add(Entry(f"assets/{asset.id}/{name}", _located(asset.source, ("files", i), doc),
+            plan.add(Entry(f"assets/{asset.id}/{name}", _located(suite, asset.source, ("files", i), doc),
                            source=asset.folder / name))
     declared = suite.config.engines.get(engine)
     if declared is not None and declared.docs is not None:
-        origin = _located(suite.root / CONFIG_FILE, ("engines", engine, "docs"), doc)
+        origin = _located(suite, suite.root / CONFIG_FILE, ("engines", engine, "docs"), doc)
         plan.add_tree(suite.root / declared.docs, engine_docs_dest(engine), origin)
     for relative in case.schemas:
         plan.add(Entry(relative, (doc, ("contract",)), source=case.folder / relative))
@@ -243,9 +259,9 @@ def plan_definition(case: DefinitionCase, engine: str, suite: Suite) -> SeedPlan
     return plan
 
 
-def _located(path: Path, key: KeyPath, fallback: TomlDocument) -> tuple[TomlDocument, KeyPath]:
+def _located(suite: Suite, path: Path, key: KeyPath, fallback: TomlDocument) -> tuple[TomlDocument, KeyPath]:
     """Where `key` of the file at `path` is declared; the definition itself if that file is unreadable."""
-    loaded = load(path)
+    loaded = suite.load(path)
     return (loaded, key) if isinstance(loaded, TomlDocument) else (fallback, ())
 
 

@@ -4,6 +4,7 @@ the lookup of a case by `SLUG[@VERSION][#VARIANT][:ENGINE]` across both layouts.
 from __future__ import annotations
 
 import re
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -14,6 +15,8 @@ from pytest_tcab.case import Variant
 from pytest_tcab.errors import Problem
 from pytest_tcab.errors import ProblemsFound
 from pytest_tcab.errors import TcabError
+from pytest_tcab.layout import CONFIG_FILE
+from pytest_tcab.layout import MANIFEST_FILE
 from pytest_tcab.models.suite import SuiteConfig
 from pytest_tcab.models.validate import validate
 from pytest_tcab.resolve.definition import NO_ENGINE
@@ -27,10 +30,9 @@ from pytest_tcab.resolve.manifest import catalog_type
 from pytest_tcab.resolve.manifest import resolve_version
 from pytest_tcab.resolve.suite import SlugIndex
 from pytest_tcab.resolve.suite import build_slug_index
+from pytest_tcab.toml import Loaded
 from pytest_tcab.toml import load
-
-CONFIG_FILE = "tcab.toml"
-MANIFEST_FILE = "test-case.toml"
+from pytest_tcab.toml import reading_once
 
 
 class CaseNotFound(TcabError):
@@ -82,13 +84,25 @@ class Suite:
         self._resolutions: dict[Path, Resolution] = {}
         self._trees: dict[Path, VersionTree] = {}
         self._definitions: dict[Path, DefinitionResolution] = {}
+        self._documents: dict[Path, Loaded] = {}
+        self.listings: dict[Path, tuple[tuple[Path, str], ...]] = {}
+        """Folders seeding walks, listed once per session (see `seeding.SeedPlan`)."""
+
+    def reading(self) -> AbstractContextManager[None]:
+        """The scope in which every TOML file of this suite is parsed at most once per session."""
+        return reading_once(self._documents)
+
+    def load(self, path: Path) -> Loaded:
+        """A TOML file of the suite, parsed once per session."""
+        with self.reading():
+            return load(path)
 
     @cached_property
     def _config(self) -> tuple[SuiteConfig, list[Problem]]:
         path = self.root / CONFIG_FILE
         if not path.is_file():
             return SuiteConfig(), []
-        loaded = load(path)
+        loaded = self.load(path)
         if isinstance(loaded, Problem):
             return SuiteConfig(), [loaded]
         config, problems = validate(SuiteConfig, loaded)
@@ -107,19 +121,24 @@ class Suite:
 
     def resolve(self, manifest: Path) -> Resolution:
         if manifest not in self._resolutions:
-            self._resolutions[manifest] = resolve_version(manifest, self.config, self.root)
+            config = self.config
+            with self.reading():
+                self._resolutions[manifest] = resolve_version(manifest, config, self.root)
         return self._resolutions[manifest]
 
     def version_tree(self, folder: Path) -> VersionTree:
         """A test-suite version folder's version.toml, specifications and assets, read once."""
         if folder not in self._trees:
-            self._trees[folder] = resolve_tree(folder)
+            with self.reading():
+                self._trees[folder] = resolve_tree(folder)
         return self._trees[folder]
 
     def resolve_definition(self, path: Path) -> DefinitionResolution:
         if path not in self._definitions:
             tree = self.version_tree(path.parents[1])
-            self._definitions[path] = resolve_definition(path, tree, self.config)
+            config = self.config
+            with self.reading():
+                self._definitions[path] = resolve_definition(path, tree, config)
         return self._definitions[path]
 
     @cached_property
@@ -135,7 +154,8 @@ class Suite:
 
     @cached_property
     def slug_index(self) -> SlugIndex:
-        return build_slug_index(self)
+        with self.reading():
+            return build_slug_index(self)
 
     def find(self, slug: str, version: str | None = None, variant: str | None = None,
              engine: str | None = None) -> FoundCase | FoundDefinition:

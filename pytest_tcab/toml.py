@@ -1,15 +1,20 @@
 """Reading TOML with positions: parse errors and key paths become file lines.
 
 Parsed TOML values carry no line numbers, so beside `tomli` this module scans the source
-once and records where every key, table and array element starts. Failures can then point
-at the exact line an author has to edit.
+and records where every key, table and array element starts. Failures can then point at the
+exact line an author has to edit. The scan costs several times the parse, so it runs only
+when a problem asks for a line; and within a `reading_once` scope each file is parsed once.
 """
 
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from dataclasses import field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +26,15 @@ from pytest_tcab.errors import Problem
 
 @dataclass(frozen=True)
 class TomlDocument:
-    """A parsed TOML file and the line of every key path in it."""
+    """A parsed TOML file and, scanned on first use, the line of every key path in it."""
 
     path: Path
     data: dict[str, Any]
-    lines: dict[KeyPath, int] = field(repr=False)
+    source: str = field(repr=False)
+
+    @cached_property
+    def lines(self) -> dict[KeyPath, int]:
+        return key_lines(self.source)
 
     def line_of(self, key: KeyPath) -> int | None:
         """The 1-based line of `key`, or of its nearest declared ancestor."""
@@ -39,8 +48,34 @@ class TomlDocument:
         return Problem(self.path, self.line_of(key), tuple(key), message, hint)
 
 
+Loaded = TomlDocument | Problem
+_documents: ContextVar[dict[Path, Loaded] | None] = ContextVar("tcab_documents", default=None)
+
+
+@contextmanager
+def reading_once(documents: dict[Path, Loaded]) -> Iterator[None]:
+    """Within this scope `load` answers from (and fills) `documents`: a suite keeps one such
+    dict per session, so each file its rules read is read and parsed once, however many
+    rules (resolution, the slug index, seeding) look at it."""
+    token = _documents.set(documents)
+    try:
+        yield
+    finally:
+        _documents.reset(token)
+
+
 def load(path: Path) -> TomlDocument | Problem:
     """Parse `path`; a file that cannot be read or parsed is a located `Problem`."""
+    documents = _documents.get()
+    if documents is None:
+        return _load(path)
+    found = documents.get(path)
+    if found is None:
+        found = documents[path] = _load(path)
+    return found
+
+
+def _load(path: Path) -> TomlDocument | Problem:
     try:
         source = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
@@ -68,7 +103,7 @@ def parse(path: Path, source: str) -> TomlDocument | Problem:
             f"is not valid TOML: {message} (column {getattr(exc, 'colno', '?')})",
             "see https://toml.io/en/v1.0.0 for the syntax",
         )
-    return TomlDocument(path, data, key_lines(source))
+    return TomlDocument(path, data, source)
 
 
 def key_lines(source: str) -> dict[KeyPath, int]:

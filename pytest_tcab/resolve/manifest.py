@@ -379,7 +379,7 @@ class VersionResolver:
                     (key,), f"{indefinite(self.case_type)} case declares no {table}: {score} the whole score",
                     "remove it; what a reader should know about the problem belongs in a spec or the prompt"))
         kept = {key: value for key, value in doc.data.items() if key not in REVIEWED_TABLES}
-        return TomlDocument(doc.path, kept, doc.lines)
+        return TomlDocument(doc.path, kept, doc.source)
 
     def _wasm_material(self, manifest: PerformanceManifest | AdversarialManifest,
                        schemas: tuple[str, ...]) -> list[Path]:

@@ -26,7 +26,7 @@ def slug_problems(suite: Suite, manifest: Path) -> list[Problem]:
         return [doc.problem((), "declares no `slug`", 'add slug = "<kebab-case identity>" at the top')]
     problems: list[Problem] = []
     folder = manifest.parent.parent
-    siblings = {p: s for p, s in index.slug_of.items() if p.parent.parent == folder and s != slug}
+    siblings = {p: s for p, s in index.by_folder[folder].items() if s != slug}
     for other, other_slug in sorted(siblings.items()):
         problems.append(doc.problem(("slug",), f"slug {slug!r} differs from {other_slug!r} declared by "
                                     f"{other.parent.name} of the same folder",
@@ -44,11 +44,13 @@ def slug_problems(suite: Suite, manifest: Path) -> list[Problem]:
 
 
 class SlugIndex:
-    """Which manifest declares which slug, read once per suite."""
+    """Which manifest declares which slug, read once per suite and kept per case folder, so
+    each manifest's rules look at its own folder and its own slug, never at the whole catalog."""
 
     def __init__(self) -> None:
         self.docs: dict[Path, TomlDocument] = {}
-        self.slug_of: dict[Path, str] = {}
+        self.by_folder: dict[Path, dict[Path, str]] = defaultdict(dict)
+        """Case folder -> its versions' manifests -> the slug each declares."""
         self.by_slug: dict[str, list[Path]] = defaultdict(list)
         self.definitions: dict[str, list[Path]] = defaultdict(list)
 
@@ -62,7 +64,7 @@ def build_slug_index(suite: Suite) -> SlugIndex:
         index.docs[path] = loaded
         slug = loaded.data.get("slug")
         if isinstance(slug, str):
-            index.slug_of[path] = slug
+            index.by_folder[path.parent.parent][path] = slug
             index.by_slug[slug].append(path)
     for definition in suite.definitions:
         index.definitions[definition.stem].append(definition)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from pytest_tcab.paths import PathEscapes
 from pytest_tcab.paths import contained
+from pytest_tcab.paths import is_inside
 
 segments = st.sampled_from(["a", "b", "..", ".", "", "inside", "outside", "loop", "~", "C:", "%2e%2e", "\\..", "x\x00"])
 relative = st.lists(segments, max_size=6).map("/".join) | st.text(max_size=30)
@@ -45,3 +46,11 @@ def test_the_escapes_are_named(folder: Path) -> None:
         with pytest.raises(PathEscapes, match=reason):
             contained(folder, text)
     assert contained(folder, "inside/b") == folder / "inside" / "b"
+
+
+@given(relative.filter(lambda text: "\x00" not in text))
+def test_is_inside_agrees_with_realpath(folder: Path, text: str) -> None:
+    path = folder / text
+    real_root = os.path.realpath(folder)
+    real = os.path.realpath(path)
+    assert is_inside(folder, path) == (real == real_root or real.startswith(real_root + os.sep))

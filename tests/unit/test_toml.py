@@ -5,8 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_tcab.errors import Problem
+from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import key_lines
+from pytest_tcab.toml import load
 from pytest_tcab.toml import parse
+from pytest_tcab.toml import reading_once
 
 SOURCE = '''\
 slug = "pong" # a comment with = and [brackets]
@@ -71,3 +74,25 @@ def test_decode_errors_are_located_problems() -> None:
     assert problem.line == 2
     assert problem.message.startswith("is not valid TOML: ")
     assert problem.format() == f"x.toml:2: {problem.message}\n    Hint: {problem.hint}"
+
+
+def test_lines_are_scanned_only_when_a_line_is_asked_for() -> None:
+    doc = parse(Path("x.toml"), SOURCE)
+    assert not isinstance(doc, Problem)
+    assert "lines" not in vars(doc)
+    assert doc.problem(("slug",), "m").line == 1
+    assert "lines" in vars(doc)
+
+
+def test_each_file_is_parsed_once_within_a_reading_scope(tmp_path: Path) -> None:
+    path = tmp_path / "a.toml"
+    path.write_text("a = 1\n")
+    documents: dict[Path, TomlDocument | Problem] = {}
+    with reading_once(documents):
+        first = load(path)
+        path.write_text("a = 2\n")
+        assert load(path) is first
+    assert isinstance(first, TomlDocument) and first.data == {"a": 1}
+    outside = load(path)
+    assert isinstance(outside, TomlDocument) and outside.data == {"a": 2}
+    assert documents == {path: first}

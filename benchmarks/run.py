@@ -115,7 +115,8 @@ SLUG_LINE = re.compile(r'^slug = "([^"]+)"', re.MULTILINE)
 
 
 def make_catalog(root: Path, copies: int) -> int:
-    """`copies` copies of every catalog case of the example suite, each copy with its own slug.
+    """`copies` copies of every catalog case of the example suite, each copy with its own slug
+    and its own template text (a comment naming the copy).
 
     Returns the number of case versions written.
     """
@@ -129,10 +130,12 @@ def make_catalog(root: Path, copies: int) -> int:
         for case in cases:
             target = root / case.relative_to(EXAMPLE).parent / f"{case.name}-{i}"
             shutil.copytree(case, target)
-            for manifest in target.glob(f"*/test-case.toml"):
+            for manifest in target.glob("*/test-case.toml"):
                 text = manifest.read_text()
                 manifest.write_text(SLUG_LINE.sub(lambda m: f'slug = "{m.group(1)}-{i}"', text, count=1))
                 versions += 1
+            for template in target.rglob("*.hbs"):  # a real catalog's templates differ from case to case
+                template.write_text(f"{{{{!-- copy {i} --}}}}{template.read_text()}")
     return versions
 
 
@@ -174,6 +177,7 @@ def bench_env() -> dict[str, str]:
     env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.pop("PYTEST_ADDOPTS", None)
     env.pop("PYTEST_XDIST_AUTO_NUM_WORKERS", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # both sides import from bytecode, as on a developer's machine
     return env
 
 
@@ -224,6 +228,130 @@ def author(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
         yield (f"{'author full run growth ' + str(small) + ' -> ' + str(large):<44} "
                f"A {full_cpu[large][0] / full_cpu[small][0]:6.1f}x   B {full_cpu[large][1] / full_cpu[small][1]:6.1f}x"
                f"   (catalog {growth:.0f}x)")
+
+
+# -- resolution, templates, image diff, wasm (in this process) --------------------------------
+
+
+@group("resolve")
+def resolution(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
+    """Resolving every example catalog version (every rule, files checked) against parsing its TOML."""
+    import tomli
+
+    from pytest_tcab.suite import Suite
+
+    suite = Suite(EXAMPLE)
+    manifests = suite.manifests
+    files = [path for manifest in manifests for path in manifest.parent.rglob("*.toml")]
+
+    def resolve_all() -> None:
+        fresh = Suite(EXAMPLE)
+        for manifest in manifests:
+            fresh.resolve(manifest)
+
+    def parse_all() -> None:
+        for path in files:
+            tomli.loads(path.read_text(encoding="utf-8"))
+
+    a, b = paired(timed(resolve_all, 5), timed(parse_all, 5), 7 if args.quick else 21)
+    yield figure(f"resolve {len(manifests)} versions vs tomli on their {len(files)} files", "A", a, "B", b, "ms")
+
+
+@group("templates")
+def template_cache(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
+    """A template made ready (compiled, or read from the disk cache) and rendered once."""
+    from pytest_tcab.prompts import catalog_prompt
+    from pytest_tcab.suite import Suite
+    from pytest_tcab.templates import StrictTemplate
+    from pytest_tcab.templates import use_disk_cache
+
+    suite = Suite(EXAMPLE)
+    case = next(r.case for m in suite.manifests if (r := suite.resolve(m)).case is not None and len(r.case.variants) > 1)
+    rendering = catalog_prompt(case, case.variants[0])
+    source = rendering.template.read_text(encoding="utf-8")
+
+    def cached() -> None:
+        use_disk_cache(tmp / "templates")
+        StrictTemplate(source, rendering.name).render(rendering.context)
+
+    def uncached() -> None:
+        use_disk_cache(None)
+        StrictTemplate(source, rendering.name).render(rendering.context)
+
+    cached()  # fills the cache
+    a, b = paired(timed(cached, 3), timed(uncached, 3), 5 if args.quick else 15)
+    use_disk_cache(None)
+    yield figure(f"template {rendering.name} ready + render, disk cache vs compile", "A", a, "B", b, "ms")
+
+
+@group("imagediff")
+def image_diff(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
+    """pytest_tcab.run.imagediff against the pixelmatch package on the same 1280x720 pairs."""
+    import numpy as np
+    from PIL import Image
+    from PIL import ImageDraw
+
+    from pytest_tcab.run.imagediff import compare
+
+    try:
+        from pixelmatch.contrib.PIL import pixelmatch
+    except ImportError:
+        yield f"{'image diff':<44} pixelmatch is not installed (pip install pixelmatch): no figure"
+        return
+    width, height = 1280, 720
+    y, x = np.mgrid[0:height, 0:width]
+    backdrop = np.stack([x * 255 // width, y * 255 // height, np.full_like(x, 96), np.full_like(x, 255)], -1)
+    base = Image.fromarray(backdrop.astype(np.uint8), "RGBA")
+    draw = ImageDraw.Draw(base)
+    draw.ellipse((200, 150, 420, 370), fill=(240, 200, 40, 255))
+    draw.text((40, 40), "SCORE 001250", fill=(255, 255, 255, 255))
+    moved = base.copy()
+    draw = ImageDraw.Draw(moved)
+    draw.ellipse((204, 150, 424, 370), fill=(240, 200, 40, 255))  # the ball moved 4 px
+    draw.text((40, 40), "SCORE 001260", fill=(255, 255, 255, 255))
+    ours = compare(base, moved).differing_pixels
+    theirs = pixelmatch(base, moved, includeAA=True)
+    a, b = paired(timed(lambda: compare(base, moved)), timed(lambda: pixelmatch(base, moved, includeAA=True)),
+                  1 if args.quick else 3)
+    yield figure(f"image diff 1280x720 ({ours} vs {theirs} px differ)", "A", a, "B", b, "ms")
+
+
+@group("wasm")
+def wasm(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
+    """The fuel-metered, epoch-bounded run against a bare wasmtime call; cached load against compile."""
+    import wasmtime
+
+    from pytest_tcab.run.wasm import WasmRunner
+
+    module_file = tmp / "wasteful.wasm"
+    module_file.write_bytes(bytes(wasmtime.wat2wasm((REPO / "tests/wasm/modules/wasteful.wat").read_text())))
+    data = b'{"width": 640, "particles": 64, "ticks": 4000, "seed": 7}'
+    bare_engine = wasmtime.Engine()
+    bare_module = wasmtime.Module(bare_engine, module_file.read_bytes())
+
+    def bare_run() -> None:
+        store = wasmtime.Store(bare_engine)
+        exports = wasmtime.Instance(store, bare_module, []).exports(store)
+        memory, alloc, entry = exports["memory"], exports["alloc"], exports["simulate"]
+        assert isinstance(memory, wasmtime.Memory) and isinstance(alloc, wasmtime.Func)
+        assert isinstance(entry, wasmtime.Func)
+        ptr = alloc(store, len(data))
+        memory.write(store, data, ptr)
+        entry(store, ptr, len(data))
+
+    with WasmRunner(tmp / "wasm-cache") as runner:
+        loaded = runner.load(module_file, "simulate")
+        fuel = runner.run(loaded, "simulate", data, 10**12, 1.0, 64 << 20, 60.0).fuel_consumed
+
+        def metered() -> None:
+            runner.run(loaded, "simulate", data, 10**12, 1.0, 64 << 20, 60.0)
+
+        a, b = paired(timed(metered), timed(bare_run), 5 if args.quick else 11)
+        yield figure(f"wasm run, fuel-metered vs bare ({fuel:,} fuel)", "A", a, "B", b, "ms")
+        wasm_bytes = module_file.read_bytes()
+        a, b = paired(timed(lambda: runner.load(module_file, "simulate"), 5),
+                      timed(lambda: wasmtime.Module(runner.engine, wasm_bytes), 5), 5 if args.quick else 11)
+        yield figure("wasm module load, disk cache vs compile", "A", a, "B", b, "ms")
 
 
 # -- the command ------------------------------------------------------------------------------

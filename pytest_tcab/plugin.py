@@ -17,6 +17,7 @@ from pytest_tcab.options import WASM_CACHE_OPTION  # noqa: F401 - re-exported fo
 from pytest_tcab.options import WASM_TIMEOUT_OPTION  # noqa: F401 - re-exported for tests and users
 from pytest_tcab.options import add_options
 from pytest_tcab.session import configured_root
+from pytest_tcab.session import end_session
 from pytest_tcab.session import experimental_allowed
 from pytest_tcab.session import run_dirs
 
@@ -76,6 +77,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    end_session(config)
     for name in ("tcab-results", "tcab-baselines", "tcab-snapshot"):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:

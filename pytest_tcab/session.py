@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from pytest_tcab.suite import Suite
 
 suites_key = pytest.StashKey["dict[Path, Suite]"]()
+TEMPLATE_CACHE = "tcab-templates"
+"""The folder under pytest's cache (`.pytest_cache/d/`) that keeps generated template code."""
 
 
 def configured_root(config: pytest.Config) -> Path | None:
@@ -43,8 +45,27 @@ def suite_for(config: pytest.Config, path: Path) -> Suite:
         root = find_root(path)
     suites = config.stash.setdefault(suites_key, {})
     if root not in suites:
+        if not suites:
+            _keep_templates_in_cache(config)
         suites[root] = Suite(root)
     return suites[root]
+
+
+def _keep_templates_in_cache(config: pytest.Config) -> None:
+    """The first suite of a session keeps compiled templates in pytest's cache folder (when
+    the cacheprovider plugin is active), so later sessions skip pybars' slow compile."""
+    from pytest_tcab.templates import use_disk_cache
+
+    cache = getattr(config, "cache", None)
+    use_disk_cache(cache.mkdir(TEMPLATE_CACHE) if cache is not None else None)
+
+
+def end_session(config: pytest.Config) -> None:
+    """Forget the session's template cache folder, so no later session in this process writes there."""
+    if config.stash.get(suites_key, None):
+        from pytest_tcab.templates import use_disk_cache
+
+        use_disk_cache(None)
 
 
 def _is_under(path: Path, root: Path) -> bool:

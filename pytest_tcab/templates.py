@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import difflib
 import functools
+import hashlib
+import importlib.metadata
+import os
 import re
+import tempfile
 import threading
 from bisect import bisect_right
 from collections.abc import Callable
@@ -12,6 +16,7 @@ from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pytest_tcab.errors import TcabError
@@ -75,8 +80,12 @@ class StrictTemplate:
         self.name = name
         tags = _scan(source, name)
         _check_blocks(tags, name)
-        with _COMPILE_LOCK:
-            self._render = _compile(source, name, tags)
+        code = _disk_cache.read(source)
+        if code is None:
+            with _COMPILE_LOCK:
+                code = _generate(source, name, tags)
+            _disk_cache.write(source, code)
+        self._render = _load(code, name)
 
     def render(self, context: Mapping[str, object]) -> str:
         # The line lives in this call's own helper, so concurrent renders never share it.
@@ -110,6 +119,74 @@ class StrictTemplate:
             known = f"{subject} is a {type(value).__name__}, which has no fields"
         message = f"unknown variable '{path}' ({known})"
         return TemplateError(self.name, line, message, _variable_hint(exc, fields))
+
+
+class CodeCache:
+    """Generated template code on disk, keyed by the template's content.
+
+    pybars compiles slowly (a parse with its grammar, then code generation) and renders fast,
+    and a catalog's templates rarely change between sessions; so the generated Python is kept
+    in pytest's cache folder, keyed by the source, pybars' version and this module's own text
+    (which decides how the code is checked and marked). Reading checks the entry's digest, so a
+    damaged file is regenerated, never executed.
+    """
+
+    MAGIC = "# tcab-template-code-1"
+    """Leads every entry, followed by the digest of the code below it."""
+
+    def __init__(self) -> None:
+        self.folder: Path | None = None
+
+    def read(self, source: str) -> str | None:
+        path = self._path(source)
+        if path is None:
+            return None
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        header, _, code = text.partition("\n")
+        return code if header == f"{self.MAGIC} {_digest(code)}" else None
+
+    def write(self, source: str, code: str) -> None:
+        """Atomically, so a concurrent reader (another xdist worker) never sees half a file."""
+        path = self._path(source)
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        except OSError:
+            return  # a cache that cannot be written only costs the next session a compile
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(f"{self.MAGIC} {_digest(code)}\n{code}")
+            os.replace(tmp, path)
+        except OSError:
+            Path(tmp).unlink(missing_ok=True)
+
+    def _path(self, source: str) -> Path | None:
+        if self.folder is None:
+            return None
+        return self.folder / f"{_digest(source + chr(0) + _generator_version())}.py"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@functools.cache
+def _generator_version() -> str:
+    """What the generated code depends on besides the template: pybars and this module."""
+    return f"{importlib.metadata.version('pybars3')}:{_digest(Path(__file__).read_text(encoding='utf-8'))}"
+
+
+_disk_cache = CodeCache()
+
+
+def use_disk_cache(folder: Path | None) -> None:
+    """Keep generated code in `folder` from now on; None keeps it in memory only."""
+    _disk_cache.folder = folder
 
 
 @functools.lru_cache(maxsize=256)
@@ -308,10 +385,9 @@ def _clip(text: str, width: int = 60) -> str:
 # --- compiling: pybars' parse tree, checked and marked with lines, then its generated code -------
 
 
-def _compile(source: str, name: str, tags: list[_Tag]) -> Callable[..., str]:
-    """Compile with a strict ``resolve`` and an unescaping ``prepare`` in its own globals."""
+def _generate(source: str, name: str, tags: list[_Tag]) -> str:
+    """pybars' Python code for the template, checked and marked with the tags' lines."""
     from pybars._compiler import Compiler
-    from pybars._compiler import Scope
     from pybars._compiler import _pybars_
 
     compiler = Compiler()
@@ -325,7 +401,14 @@ def _compile(source: str, name: str, tags: list[_Tag]) -> Callable[..., str]:
     names = frozenset(_pybars_["helpers"]) | {"eq", _LINE_HELPER}
     tree = _Marker(name, node_tags, names).template(tree)
     compiler._compiler.globals["builder"]._reset()
-    code = compiler._compiler(tree).apply("compile")[0].full_code
+    code: str = compiler._compiler(tree).apply("compile")[0].full_code
+    return code
+
+
+def _load(code: str, name: str) -> Callable[..., str]:
+    """Run generated code with a strict ``resolve`` and an unescaping ``prepare`` in its own globals."""
+    from pybars._compiler import Scope
+
     # A fresh namespace rather than Compiler.compile, which registers a module per call.
     namespace: dict[str, Any] = {}
     exec(compile(code, f"<template {name}>", "exec", dont_inherit=True), namespace)  # noqa: S102

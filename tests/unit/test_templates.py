@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
+from pytest_tcab import templates
 from pytest_tcab.templates import StrictTemplate
 from pytest_tcab.templates import TemplateError
 from pytest_tcab.templates import compile_template
+from pytest_tcab.templates import use_disk_cache
 
 PROMPT_CONTEXT: dict[str, object] = {
     "workspace": "/run/workspace",
@@ -335,3 +339,36 @@ def test_a_closing_block_on_the_last_line_keeps_each_items_newline() -> None:
     # pybars alone renders "- A- B\n" here; Handlebars.js renders what is asserted.
     template = compile_template("Read:\n{{#each specs}}\n- {{this}}\n{{/each}}\n", "last-line.hbs")
     assert template.render({"specs": ["A", "B"]}) == "Read:\n- A\n- B\n"
+
+
+@pytest.fixture
+def disk_cache(tmp_path: Path) -> Iterator[Path]:
+    folder = tmp_path / "templates"
+    use_disk_cache(folder)
+    yield folder
+    use_disk_cache(None)
+
+
+def test_generated_code_is_kept_on_disk_and_reused(disk_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = "Hello {{variant.name}} in {{workspace}}\n"
+    context = {"variant": {"name": "Frenzy"}, "workspace": "/w"}
+    first = StrictTemplate(source, "prompt.hbs").render(context)
+    assert len(list(disk_cache.glob("*.py"))) == 1
+
+    def no_compile(*args: object) -> str:
+        raise AssertionError("compiled again despite the cached code")
+
+    monkeypatch.setattr(templates, "_generate", no_compile)
+    again = StrictTemplate(source, "other.hbs")
+    assert again.render(context) == first == "Hello Frenzy in /w\n"
+    with pytest.raises(TemplateError, match=r"other.hbs:1: unknown variable 'variant.name'"):
+        again.render({"variant": {}, "workspace": "/w"})
+
+
+def test_a_damaged_cache_entry_is_regenerated(disk_cache: Path) -> None:
+    source = "{{#each specs}}- {{this.name}}\n{{/each}}"
+    StrictTemplate(source, "p.hbs")
+    (entry,) = disk_cache.glob("*.py")
+    entry.write_text(entry.read_text().replace("def ", "def broken_", 1))
+    assert StrictTemplate(source, "p.hbs").render({"specs": [{"name": "A"}]}) == "- A\n"
+    assert "broken_" not in entry.read_text()

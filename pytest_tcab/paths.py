@@ -71,8 +71,15 @@ def is_inside(root: Path, path: Path) -> bool:
     except ValueError:
         parts = None
     if parts is None or ".." in parts:
-        return _within(real_root, os.path.realpath(path))
+        return _within(real_root, _realpath(path))
     return _within(real_root, _real_below(real_root, parts))
+
+
+def _realpath(path: Path) -> str:
+    """`os.path.realpath(path)` through its folder's real path, resolved once per folder."""
+    if path.name in ("", ".", ".."):
+        return os.path.realpath(path)
+    return _real_below(_real_root(str(path.parent)), (path.name,))
 
 
 def is_file(path: Path) -> bool:

@@ -14,12 +14,19 @@ if TYPE_CHECKING:
     from pytest_tcab.suite import Suite
 
 suites_key = pytest.StashKey["dict[Path, Suite]"]()
+configured_key = pytest.StashKey["Path | None"]()
 TEMPLATE_CACHE = "tcab-templates"
 """The folder under pytest's cache (`.pytest_cache/d/`) that keeps generated template code."""
 
 
 def configured_root(config: pytest.Config) -> Path | None:
     """The suite root named by `--tcab-suite`, or by the ini option relative to the ini file."""
+    if configured_key not in config.stash:
+        config.stash[configured_key] = _configured_root(config)
+    return config.stash[configured_key]
+
+
+def _configured_root(config: pytest.Config) -> Path | None:
     given = config.getoption("tcab_suite")
     if given:
         return Path(given).resolve()

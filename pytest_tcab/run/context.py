@@ -57,6 +57,8 @@ RUN_FILE = Path(".tcab/run.toml")
 REPORTER_PREFIX = "/__tcab__/"
 """URL prefix of reporter-side files (drivers, mockups), served from the run's snapshot
 (`RunContext.reporter_folder`), never from the produced tree or the suite on disk."""
+STRIPPED_PREFIX = "/__tcab_ts__/"
+"""URL prefix of `.ts` drivers and validators, served as the JavaScript esbuild made of them."""
 _CASE_SPEC = re.compile(
     r"(?P<case>[^@#:]+)(?:@(?P<version>[^#:]+))?(?:#(?P<variant>[^:]+))?(?::(?P<engine>.+))?"
 )
@@ -139,13 +141,15 @@ def definition_run_case(definition: DefinitionCase, engine: str) -> tuple[CaseVe
     toolchain: Toolchain | None = None
     handle: str | None = None
     adversarial: Adversarial | None = None
+    tick_hz: int | None = None
     if isinstance(model, PerformanceDefinition):
         build = Build(install=model.build.install, build=model.build.build)
         performance = Performance(build=model.build, contract=model.contract, sandbox=model.sandbox,
                                   cases=tuple(model.case))
     elif isinstance(model, CodeDefinition):
         build, toolchain = model.build, model.toolchain
-        handle = model.instrumentation.handle if model.instrumentation is not None else None
+        if model.instrumentation is not None:
+            handle, tick_hz = model.instrumentation.handle, model.instrumentation.tick_hz
     elif isinstance(model, AdversarialDefinition):
         build = Build(install=model.build.install, build=model.build.build)
         adversarial = adversarial_case(definition.folder, model)
@@ -165,6 +169,7 @@ def definition_run_case(definition: DefinitionCase, engine: str) -> tuple[CaseVe
         build=build,
         checks=(),
         handle=handle,
+        tick_hz=tick_hz,
         assets=(),
         packages=(),
         variants=(variant,),
@@ -215,6 +220,12 @@ class RunContext:
             paths.append(BASELINE_FOLDER)
         if self.case.performance is not None:
             paths += [path for case in self.case.performance.cases for path in (case.input, case.expected)]
+        definition = self.case.definition
+        if definition is not None:  # requirement validators; the reference asset an asset run is measured against
+            paths += [f"validators/{validator}" for spec in definition.specifications
+                      for requirement in spec.requirements for validator in requirement.validators]
+            if definition.produces is not None:
+                paths.append(definition.produces.folder.relative_to(self.case.folder).as_posix())
         return paths
 
     @functools.cached_property
@@ -265,11 +276,34 @@ class RunContext:
 
             build = self.require_build()
             assert build.output_dir is not None  # a build is ok only with a static output
-            server = StaticServer(build.output_dir, {REPORTER_PREFIX: self.reporter_folder})
+            from pytest_tcab.run.typescript import CACHE_DIR
+
+            stripped = CACHE_DIR.resolve()
+            stripped.mkdir(parents=True, exist_ok=True)
+            server = StaticServer(build.output_dir, {REPORTER_PREFIX: self.reporter_folder, STRIPPED_PREFIX: stripped})
             server.__enter__()
             self.config.add_cleanup(lambda: server.__exit__(None, None, None))
             self._server = server
         return self._server
+
+    def script_urls(self, script: str) -> tuple[str, str]:
+        """Where a page imports the reporter-side `script` (relative to the case folder) from, and
+        the URL its sibling modules are served under.
+
+        A `.ts` script is served as the JavaScript esbuild strips it to, its imports bundled (the
+        cache key covers the sources of its top folder, e.g. `validators/`); `typescript.StripFailed`
+        says why it cannot be.
+        """
+        from pytest_tcab.run.typescript import is_typescript
+        from pytest_tcab.run.typescript import strip_types
+
+        server = self.server()
+        if not is_typescript(script):
+            return server.url_for(REPORTER_PREFIX, script), server.url_for(REPORTER_PREFIX, "")
+        source = self.reporter_folder / script
+        top = self.reporter_folder / Path(script).parts[0] if len(Path(script).parts) > 1 else self.reporter_folder
+        stripped = strip_types(source, top)
+        return server.url_for(STRIPPED_PREFIX, stripped.name), server.url_for(STRIPPED_PREFIX, "")
 
     def run_properties(self) -> dict[str, str]:
         """Who this run is, carried by every item so results.json needs no collection state."""
@@ -370,6 +404,7 @@ RUN_FAMILIES = (
     "pytest_tcab.run.perf",
     "pytest_tcab.run.tournament_items",
     "pytest_tcab.run.toolchain",
+    "pytest_tcab.run.requirements",
     "pytest_tcab.run.checks",
     "pytest_tcab.run.drivers",
     "pytest_tcab.run.assets",

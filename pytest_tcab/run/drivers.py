@@ -32,7 +32,6 @@ from pytest_tcab.run.browser import DEFAULT_VIEWPORT
 from pytest_tcab.run.browser import BrowserFunction
 from pytest_tcab.run.browser import BrowserSession
 from pytest_tcab.run.browser import browser_test
-from pytest_tcab.run.context import REPORTER_PREFIX
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.context import RunItem
 from pytest_tcab.scoring import excluded_verdicts
@@ -79,32 +78,42 @@ class Drive:
 
 
 def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir: Path,
-          timeout_s: float) -> Drive:
+          timeout_s: float, still: Path | None = None) -> Drive:
     """Run the unit's validation script against the run's build, each pass in a fresh context.
 
-    The script and its sibling modules come from the reporter-side path; its stills and clip
-    land in `media_dir` as `<verdict>__<output>.<ext>`, whether the verdict passed or failed.
+    The script and its sibling modules come from the reporter-side path (a `.ts` script as the
+    JavaScript esbuild strips it to); its stills and clip land in `media_dir` as
+    `<verdict>__<output>.<ext>`, whether the verdict passed or failed. With `still`, the page as
+    the script left it is saved there too (media under the `page` key).
     """
+    from pytest_tcab.run.driving import DriverRun
     from pytest_tcab.run.driving import OutputSpec
     from pytest_tcab.run.driving import Script
     from pytest_tcab.run.driving import run_script
+    from pytest_tcab.run.typescript import StripFailed
 
     validation = unit.validation
     assert validation is not None, "only units that declare validation are driven"
     server = run.server()
+    try:
+        url, base = run.script_urls(validation.script)
+    except StripFailed as error:
+        return Drive(DriverRun({}, "", {}, str(error)), None, {}, ())
     script = Script(
-        url=server.url_for(REPORTER_PREFIX, validation.script), name=validation.script,
-        base=server.url_for(REPORTER_PREFIX, ""), handle=run.case.handle,
+        url=url, name=validation.script, base=base, handle=run.case.handle,
         outputs=[OutputSpec(output.id, output.kind) for output in validation.outputs],
         verdict_ids=[unit.id], tick_hz=run.case.tick_hz,
     )
     viewport = run.config.getoption("tcab_viewport") or DEFAULT_VIEWPORT
     with BuildPages(browser, server.url, viewport) as pages:
         result = run_script(pages.open, script, timeout_s, media_dir, unit.id)
+        left = pages.screenshot(still) if still is not None else None
     media = dict(result.images)
     video = next((output for output in validation.outputs if output.kind == "video"), None)
     if video is not None and result.clip is not None:
         media[video.id] = result.clip
+    if left is not None:
+        media["page"] = left
     return Drive(result, result.verdicts.get(unit.id), media, tuple(pages.page_errors))
 
 
@@ -118,6 +127,7 @@ class BuildPages:
         self.page_errors: list[str] = []
         """Uncaught errors of the build while any of its pages was driven."""
         self._contexts: list[BrowserContext] = []
+        self._pages: list[Page] = []
 
     def open(self) -> Page:
         from pytest_tcab.run.driving import instrument
@@ -127,8 +137,17 @@ class BuildPages:
         self._contexts.append(context)
         instrument(context)
         page = context.new_page()
+        self._pages.append(page)
         self.page_errors = load(page, self.url, LOAD_TIMEOUT_MS).page_errors
         return page
+
+    def screenshot(self, dest: Path) -> Path | None:
+        """The last page as the script left it, saved to `dest`; None when it was closed (a timeout)."""
+        if not self._pages or self._pages[-1].is_closed():
+            return None
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        self._pages[-1].screenshot(path=dest, type="png")
+        return dest
 
     def __enter__(self) -> Self:
         return self

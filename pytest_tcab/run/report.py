@@ -187,6 +187,8 @@ def _run(run: dict[str, Any], out_dir: Path) -> str:
         _part("Build", each("build", _build)),
         _part("Checks", each("check", lambda item: _check(item, out_dir))),
         _part("Validation verdicts", each("validate", lambda item: _verdict(item, out_dir))),
+        _part("Requirements", _requirements(run.get("requirements"))
+              + each("requirement", lambda item: _requirement(item, out_dir))),
         _part("Proofs", _gallery(each("proof", lambda item: _proof(item, out_dir)))),
         _part("Assets", each("asset", lambda item: _asset(item, out_dir))),
         _part("Errata", _errata(run.get("errata", []))),
@@ -326,6 +328,37 @@ def _verdict(item: dict[str, Any], out_dir: Path) -> str:
         rows.append(f'<div class="trio">{pair}</div>')
     text = "".join(f'<p class="figure">{line}</p>' for line in lines)
     return _item(item, figures if item.get("script") else "", text, *rows)
+
+
+def _requirements(summary: dict[str, Any] | None) -> str:
+    """The score line: passed over decided, with a bar."""
+    if not summary:
+        return ""
+    decided, passed = summary.get("decided", 0), len(summary.get("passed", []))
+    share = passed / decided if decided else 0.0
+    score = f"score <b>{share:.0%}</b>" if decided else "<b>no score</b>: nothing was decided automatically"
+    return (f'<div class="figure">{score} · {passed} passed of {decided} decided · '
+            f'{len(summary.get("pending", []))} left for the reviewer</div>'
+            f'<div class="bar"><span style="width:{share:.1%}"></span></div>')
+
+
+def _requirement(item: dict[str, Any], out_dir: Path) -> str:
+    """A requirement's text and kind, each validator's verdict, and the page it left."""
+    figures = (f'<span class="figure">{_get(item, "requirement_kind")} · specification '
+               f'<code>{_get(item, "specification")}</code></span>')
+    text = f'<p>{_get(item, "text")}</p>' if item.get("text") else ""
+    rows = []
+    stills = []
+    for run in item.get("decided_by", []):
+        verdict = {True: "pass", False: "fail", None: "left open"}.get(run.get("verdict"), "?")
+        if run.get("error"):
+            verdict = "could not decide"
+        rows.append((f"<code>{_get(run, 'validator')}</code>", _e(verdict), _get(run, "notes") or "-"))
+        stills.append(_media(run.get("media"), f"page after <code>{_get(run, 'validator')}</code>", out_dir))
+    table = _table(("validator", "verdict", "notes"), rows) if rows else ""
+    if not item.get("validators"):
+        table = '<p class="figure">no validators: left for the reviewer</p>'
+    return _item(item, figures, text, table, _gallery("".join(stills)))
 
 
 def _asset(item: dict[str, Any], out_dir: Path) -> str:

@@ -160,6 +160,8 @@ def _figure_lines(run: dict[str, Any]) -> list[str]:
             lines.extend(item["table"])
             if item.get("champion"):
                 lines.append(f"champion: {item['champion']}")
+        elif item["kind"] == "requirement":
+            lines.append(f"requirement {item['id']}: {_VERDICT_WORDS.get(item['outcome'], item['outcome'])}")
         elif item["kind"] == "validate":
             word = _VERDICT_WORDS.get(item["outcome"], item["outcome"])
             if item.get("excluded_by"):
@@ -176,6 +178,11 @@ def _figure_lines(run: dict[str, Any]) -> list[str]:
         if erratum["affects_scoring"]:
             point = f" on {erratum['review']}" if erratum.get("review") else ""
             lines.append(f"erratum {erratum['id']}{point} affects scoring: {erratum['title']}")
+    if "requirements" in run:
+        req = run["requirements"]
+        share = f" = {req['score']:.0%}" if req["score"] is not None else ""
+        lines.append(f"requirements: {len(req['passed'])} passed of {req['decided']} decided{share}; "
+                     f"{len(req['pending'])} left for the reviewer")
     if run.get("toolchain", {}).get("broken"):
         lines.append("toolchain: the run is rated broken (typecheck did not pass)")
     if "performance" in run and run["performance"].get("total_fuel") is not None:

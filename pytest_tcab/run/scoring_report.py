@@ -32,8 +32,13 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
     if standings is not None:
         return {"tournament": _tournament(standings, items)}
     if record.identity.get("layout") == "definition":
-        # No checklist to score: a code-producing definition is rated by its toolchain alone.
-        return {"toolchain": _toolchain(items)} if any(item["kind"] == "toolchain" for item in items) else {}
+        # No checklist: a game definition is rated by its toolchain and scored by its requirements.
+        found: dict[str, Any] = {}
+        if any(item["kind"] == "toolchain" for item in items):
+            found["toolchain"] = _toolchain(items)
+        if any(item["kind"] == "requirement" for item in items):
+            found["requirements"] = _requirements(items)
+        return found
     variant, errata = _resolved(config, record.identity)
     if variant is None:
         return {}
@@ -130,6 +135,26 @@ def _tournament(standings: dict[str, Any], items: list[dict[str, Any]]) -> dict[
         "final_match": standings.get("final_match"),
         "wasmtime": wasmtime,
         "modules": builds,
+    }
+
+
+def _requirements(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """The score of a game definition's run: requirements passed over requirements decided.
+
+    A requirement left for the reviewer (no validators, a validator's precondition unmet, no
+    browser) decides nothing, so it is on neither side; `score` is None while nothing is decided.
+    """
+    rows = [item for item in items if item["kind"] == "requirement"]
+    passed = sorted(item["id"] for item in rows if item["outcome"] == "passed")
+    failed = sorted(item["id"] for item in rows if item["outcome"] == "failed")
+    pending = sorted(item["id"] for item in rows if item["outcome"] not in ("passed", "failed"))
+    decided = len(passed) + len(failed)
+    return {
+        "passed": passed,
+        "failed": failed,
+        "pending": pending,
+        "decided": decided,
+        "score": round(len(passed) / decided, 4) if decided else None,
     }
 
 

@@ -160,15 +160,17 @@ def test_an_end_to_end_definition_builds_then_typechecks(pytester: pytest.Pytest
     result = pytester.runpytest(*ARGS, "-v")
     run = the_run(pytester.path)
     items = by_name(run)
-    assert list(items) == ["build", "toolchain[typecheck]"]
+    # The spec's one requirement has no validators: it is left for the reviewer (test_requirement_runs.py).
+    assert list(items) == ["build", "requirement[works]", "toolchain[typecheck]"]
     assert run["engine"] == "simple-2d"
     if passing:
-        result.assert_outcomes(passed=2)
-        result.stdout.fnmatch_lines(lit("run::toolchain[typecheck] PASSED*", "game@v1.0.0:simple-2d (run): 2 passed"))
+        result.assert_outcomes(passed=2, skipped=1)
+        result.stdout.fnmatch_lines(lit("run::toolchain[typecheck] PASSED*",
+                                        "game@v1.0.0:simple-2d (run): 2 passed, 1 skipped"))
         assert items["toolchain[typecheck]"]["output"] == "types ok"
         assert run["toolchain"]["broken"] is False
         return
-    result.assert_outcomes(passed=1, failed=1)
+    result.assert_outcomes(passed=1, failed=1, skipped=1)
     result.stdout.fnmatch_lines(lit(
         "run::toolchain[typecheck] FAILED*",
         "*_ tcab: toolchain[typecheck] _*",
@@ -187,10 +189,11 @@ def test_an_end_to_end_definition_builds_then_typechecks(pytester: pytest.Pytest
 def test_a_failing_lint_is_recorded_not_gating(pytester: pytest.Pytester, strict: bool) -> None:
     extra = f'lint = "{FAILING_LINT}"\nformat = "true"\n'
     project(pytester.path, 'case = "game"\n', game=game_definition(PASSING_TYPECHECK, extra=extra))
-    result = pytester.runpytest(*ARGS, "-v", "--junitxml=junit.xml", *(["--tcab-strict"] if strict else []))
+    result = pytester.runpytest(*ARGS, "-v", "--junitxml=junit.xml", "-k", "not requirement",
+                                *(["--tcab-strict"] if strict else []))
     # Recorded is its own word, never a failure: not even --tcab-strict makes lint gate the run.
     assert result.ret == pytest.ExitCode.OK
-    assert result.parseoutcomes() == {"passed": 3, "recorded": 1}
+    assert result.parseoutcomes() == {"passed": 3, "recorded": 1, "deselected": 1}
     result.stdout.fnmatch_lines(lit(
         "run::toolchain[typecheck] PASSED*",
         "run::toolchain[lint] RECORDED*",
@@ -200,7 +203,7 @@ def test_a_failing_lint_is_recorded_not_gating(pytester: pytest.Pytester, strict
         "*- recorded, not gating -*",
         f"RECORDED run::toolchain[lint] - `{FAILING_LINT}` exited 1",
         "1 recorded: only typecheck rates a run broken; the exit code and output of the others are in results.json",
-        "*= 3 passed, 1 recorded in *",
+        "*= 3 passed, 1 deselected, 1 recorded in *",
     ))
     run = the_run(pytester.path)
     lint = by_name(run)["toolchain[lint]"]
@@ -217,7 +220,7 @@ def test_a_broken_build_leaves_the_toolchain_not_run(pytester: pytest.Pytester) 
     game = game_definition(PASSING_TYPECHECK, build="exit 4", extra=f'lint = "{FAILING_LINT}"\n')
     project(pytester.path, 'case = "game"\n', game=game)
     result = pytester.runpytest(*ARGS, "-v")
-    result.assert_outcomes(failed=3)
+    result.assert_outcomes(failed=3, skipped=1)  # the requirement without validators is the reviewer's
     result.stdout.fnmatch_lines(lit("*_ tcab: toolchain[lint] _*", "not run: build failed (build failed: `exit 4` exited 4)"))
     assert the_run(pytester.path)["toolchain"]["broken"] is True
 

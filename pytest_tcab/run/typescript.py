@@ -67,7 +67,7 @@ def strip_types(script: Path, root: Path, cache_dir: Path = CACHE_DIR) -> Path:
             done = subprocess.run(
                 [binary, str(script), "--bundle", "--format=esm", "--platform=browser", "--log-level=error",
                  "--target=es2022", f"--outfile={out}"],
-                capture_output=True, text=True, timeout=STRIP_TIMEOUT_S, cwd=root,
+                check=False, capture_output=True, text=True, timeout=STRIP_TIMEOUT_S, cwd=root,
             )
         except subprocess.TimeoutExpired:
             raise StripFailed(f"esbuild did not finish stripping {script.name} within {STRIP_TIMEOUT_S:g} s") from None

@@ -356,8 +356,6 @@ def _requirement(item: dict[str, Any], out_dir: Path) -> str:
         rows.append((f"<code>{_get(run, 'validator')}</code>", _e(verdict), _get(run, "notes") or "-"))
         stills.append(_media(run.get("media"), f"page after <code>{_get(run, 'validator')}</code>", out_dir))
     table = _table(("validator", "verdict", "notes"), rows) if rows else ""
-    if not item.get("validators"):
-        table = '<p class="figure">no validators: left for the reviewer</p>'
     return _item(item, figures, text, table, _gallery("".join(stills)))
 
 
@@ -366,7 +364,7 @@ def _asset(item: dict[str, Any], out_dir: Path) -> str:
     figures = (f'<span class="figure">{_get(item, "asset_kind")} <code>{_get(item, "asset")}</code>'
                f' read as {_get(item, "format")}</span>')
     reference, produced = item.get("reference") or {}, item.get("produced") or {}
-    rows = [(_e(name.replace("_", " ")), _e(_shown(reference.get(name))), _e(_shown(produced.get(name))))
+    rows = [(_e(_figure_name(name)), _e(_shown(reference.get(name))), _e(_shown(produced.get(name))))
             for name in dict.fromkeys([*reference, *produced])]
     table = _table(("figure", "reference", "produced"), rows) if rows else ""
     previews = item.get("previews") or {}
@@ -377,6 +375,14 @@ def _asset(item: dict[str, Any], out_dir: Path) -> str:
         for side, label, path in (("reference", "reference", "reference_path"),
                                   ("produced", "produced", "produced_path")))
     return _item(item, figures, table, f'<div class="pair">{sides}</div>' if previews else "")
+
+
+def _figure_name(key: str) -> str:
+    """`duration_s` -> `duration (s)`, `peak_dbfs` -> `peak (dBFS)`, `visible_share` -> `visible share`."""
+    for suffix, unit in (("_dbfs", "dBFS"), ("_s", "s")):
+        if key.endswith(suffix):
+            return f"{key.removesuffix(suffix).replace('_', ' ')} ({unit})"
+    return key.replace("_", " ")
 
 
 def _shown(value: object) -> str:

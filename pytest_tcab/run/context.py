@@ -30,8 +30,6 @@ from pytest_tcab.case import Variant
 from pytest_tcab.errors import Problem
 from pytest_tcab.errors import ProblemsFound
 from pytest_tcab.errors import TcabError
-from pytest_tcab.models.definition import ASSET_TYPES
-from pytest_tcab.models.definition import CODE_TYPES
 from pytest_tcab.models.definition import AdversarialDefinition
 from pytest_tcab.models.definition import CodeDefinition
 from pytest_tcab.models.definition import PerformanceDefinition
@@ -153,10 +151,8 @@ def definition_run_case(definition: DefinitionCase, engine: str) -> tuple[CaseVe
     elif isinstance(model, AdversarialDefinition):
         build = Build(install=model.build.install, build=model.build.build)
         adversarial = adversarial_case(definition.folder, model)
-    elif definition.produces is None:
-        raise RunError(f"definition {definition.slug!r}: run mode does not validate {model.type} definitions yet; "
-                       f"it validates {', '.join(CODE_TYPES)}, performance, adversarial and asset-producing "
-                       f"({', '.join(ASSET_TYPES)}) definitions")
+    else:
+        assert definition.produces is not None, f"a {model.type} definition produces an asset"
     case = CaseVersion(
         slug=definition.slug,
         version=definition.version,

@@ -109,7 +109,7 @@ class AssetItem(RunItem):
 
     def measure(self) -> tuple[list[str], Path | None]:
         """Measure both sides, record shapes and previews; the failures, and the produced file if it decodes."""
-        reference = self.asset.folder / self.file
+        reference = self.run.reporter_folder / self.reference_name  # the snapshot, never the suite on disk
         self.record(asset=self.asset.id, asset_kind=self.asset.kind, file=self.file,
                     format=self.reader.name if self.reader else None,
                     reference_path=self.reference_name, produced_path=self.produced_name)

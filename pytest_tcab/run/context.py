@@ -55,6 +55,8 @@ RUN_FILE = Path(".tcab/run.toml")
 REPORTER_PREFIX = "/__tcab__/"
 """URL prefix of reporter-side files (drivers, mockups), served from the run's snapshot
 (`RunContext.reporter_folder`), never from the produced tree or the suite on disk."""
+BASELINE_FOLDER = "validation-baseline"
+"""Committed validation baselines live in `<version>/validation-baseline/<variant>/`."""
 STRIPPED_PREFIX = "/__tcab_ts__/"
 """URL prefix of `.ts` drivers and validators, served as the JavaScript esbuild made of them."""
 _CASE_SPEC = re.compile(
@@ -208,8 +210,6 @@ class RunContext:
 
     def reporter_paths(self) -> list[str]:
         """The reporter-side paths of this run, relative to the case folder (see `run.snapshot`)."""
-        from pytest_tcab.run.drivers import BASELINE_FOLDER
-
         paths = [unit.validation.script for unit in self.variant.units() if unit.validation is not None]
         paths += [reference.path or reference.media or "" for reference in self.variant.references]
         if not self.config.getoption("tcab_capture_baselines"):  # capture writes them: they are its output

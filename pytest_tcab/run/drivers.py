@@ -32,6 +32,7 @@ from pytest_tcab.run.browser import DEFAULT_VIEWPORT
 from pytest_tcab.run.browser import BrowserFunction
 from pytest_tcab.run.browser import BrowserSession
 from pytest_tcab.run.browser import browser_test
+from pytest_tcab.run.context import BASELINE_FOLDER
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.context import RunItem
 from pytest_tcab.scoring import excluded_verdicts
@@ -44,8 +45,6 @@ if TYPE_CHECKING:
 
     from pytest_tcab.run.driving import DriverRun
 
-BASELINE_FOLDER = "validation-baseline"
-"""Committed baselines live in `<version>/validation-baseline/<variant>/`."""
 MEDIA_FOLDER = "validation"
 """A run's driver media go to `<out>/<run>/validation/`."""
 LOAD_TIMEOUT_MS = 30_000.0

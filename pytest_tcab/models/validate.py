@@ -176,7 +176,7 @@ def _toml_key(model: type[BaseModel], loc: tuple[int | str, ...]) -> tuple[KeyPa
     current: Any = model
     owner: type[BaseModel] | None = model
     for part in loc:
-        if part == "[key]":  # a dict key failed validation: the key itself is the culprit
+        if part == "[key]" and key:  # after a dict key: that key failed validation (at the root, a key so named)
             continue
         container = _container(current)
         if container is not None:

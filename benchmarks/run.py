@@ -186,7 +186,7 @@ def bench_env() -> dict[str, str]:
 
 @group("author")
 def author(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
-    sizes = (20, 200) if args.quick else (200, 2000)
+    sizes = tuple(args.copies) if args.copies else (20, 200) if args.quick else (200, 2000)
     env = bench_env()
     full_cpu: dict[int, tuple[float, float]] = {}
     for copies in sizes:
@@ -199,7 +199,7 @@ def author(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
         # Warm both: imports compiled, assertion-rewritten baseline cached, templates cached.
         run_process(a_base, folder, env)
         run_process(b_base, folder, env)
-        repeat = 3 if copies <= 200 or args.quick else 2
+        repeat = args.repeat or (3 if copies <= 200 or args.quick else 2)
         for label, extra in (("collect", ["--collect-only"]), ("full", []),
                              ("collect -n 2", ["--collect-only", "-n", "2"]), ("full -n 2", ["-n", "2"])):
             costs: dict[str, list[ProcessCost]] = {"a": [], "b": []}
@@ -354,12 +354,36 @@ def wasm(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
         yield figure("wasm module load, disk cache vs compile", "A", a, "B", b, "ms")
 
 
+@group("browser")
+def browser(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
+    """Per-item browser overhead against a bare Playwright page: not measured yet."""
+    yield (f"{'browser per-item overhead':<44} not measured yet: a check's and a driver's time beside the same "
+           "page work in a bare Playwright page belongs here")
+
+
+@group("tournament")
+def tournament(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
+    """Match ticks per CPU second of benchmarks/bench_tournament.py's tournament (needs cargo)."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    os.environ["PATH"] = "/usr/bin" + os.pathsep + os.environ.get("PATH", "")  # Debian's cargo has the wasm target
+    try:
+        from bench_tournament import tournament_ticks_per_second
+
+        ticks = tournament_ticks_per_second()
+    except (OSError, subprocess.CalledProcessError) as error:
+        yield f"{'tournament ticks per CPU second':<44} not measured: {error}"
+        return
+    yield f"{'tournament ticks per CPU second':<44} {ticks:,.0f} ticks/s (8 controllers, round-robin, 3 rounds)"
+
+
 # -- the command ------------------------------------------------------------------------------
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller catalogs and fewer repeats")
+    parser.add_argument("--copies", type=int, nargs="+", help="catalog sizes of the author group (default 200 2000)")
+    parser.add_argument("--repeat", type=int, help="pairs per author figure (default 3, 2 at 2,000 copies)")
     parser.add_argument("groups", nargs="*", choices=[*GROUPS, []], metavar="GROUP",
                         help=f"only these groups ({', '.join(GROUPS)}); all by default")
     args = parser.parse_args()

@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from pytest_tcab.author import ProblemsItem
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import DefinitionCase
 from pytest_tcab.case import SeededSpecification
@@ -411,11 +412,14 @@ class SeedItem(pytest.Function):
 
 
 def seed_item(parent: pytest.Collector, name: str, plan: Callable[[], SeedPlan], out: Path | None,
-              experimental: bool) -> SeedItem:
+              experimental: bool) -> pytest.Item:
     """A seed item: a plan check in author mode, the seeding itself when `out` is given.
 
-    A closure rather than a method, so pytest hands it the `request` fixture (the browser).
+    The check is a plain problems item (a catalog has one per variant: fixtures would cost more
+    than the plan); the seeding is a closure, so pytest hands it the `request` fixture (the browser).
     """
+    if out is None:
+        return ProblemsItem.from_parent(parent, name=name, check=lambda: plan().problems, experimental=experimental)
 
     def seed(request: pytest.FixtureRequest) -> None:
         built = plan()
@@ -441,7 +445,7 @@ def seed_item(parent: pytest.Collector, name: str, plan: Callable[[], SeedPlan],
 
 
 def catalog_seed_items(parent: pytest.Collector, suite: Suite, case: CaseVersion,
-                       experimental: bool) -> list[SeedItem]:
+                       experimental: bool) -> list[pytest.Item]:
     """`seed[<variant>]` per variant; only the targeted one, writing, under `--tcab-seed`."""
     target = parent.config.stash.get(seed_key, None)
     return [
@@ -453,7 +457,7 @@ def catalog_seed_items(parent: pytest.Collector, suite: Suite, case: CaseVersion
 
 
 def definition_seed_items(parent: pytest.Collector, suite: Suite, case: DefinitionCase,
-                          experimental: bool) -> list[SeedItem]:
+                          experimental: bool) -> list[pytest.Item]:
     """`seed[<engine>]` per engine (`seed` for a type without engines); the targeted one under `--tcab-seed`."""
     target = parent.config.stash.get(seed_key, None)
     return [

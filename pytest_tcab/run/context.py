@@ -222,6 +222,11 @@ class RunContext:
                       for requirement in spec.requirements for validator in requirement.validators]
             if definition.produces is not None:
                 paths.append(definition.produces.folder.relative_to(self.case.folder).as_posix())
+        if self.case.adversarial is not None:  # digested, so a change to them fails the session
+            tables = self.case.adversarial
+            owned = [tables.referee, tables.action_schema, *tables.house, *filter(None, [tables.renderer])]
+            paths += [path.relative_to(self.case.folder).as_posix() for path in owned
+                      if path.is_relative_to(self.case.folder)]
         return paths
 
     @functools.cached_property

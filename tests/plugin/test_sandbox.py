@@ -270,3 +270,20 @@ def test_no_sandbox_builds_without_bwrap(
     monkeypatch.setenv("PATH", path_without_bwrap(tmp_path))
     result = run_build(pytester, "--tcab-no-sandbox")
     result.assert_outcomes(passed=1)
+
+
+def test_an_adversarial_cases_referee_and_house_are_digested(pytester: pytest.Pytester, example_suite: Path) -> None:
+    from pytest_tcab.run.snapshot import GUARD_NAME
+
+    seen: dict[str, Any] = {}
+
+    class Spy:
+        @pytest.hookimpl(trylast=True)
+        def pytest_collection_finish(self, session: pytest.Session) -> None:
+            seen["digested"] = set(session.config.pluginmanager.get_plugin(GUARD_NAME).snapshot.digests)
+
+    pytester.runpytest("-p", "no:cacheprovider", "--tcab-suite=example-suite", "--tcab-run=example-suite/runs/duel-lazy",
+                       "--tcab-run=example-suite/runs/duel-sharp", "--collect-only", plugins=[Spy()])
+    version = example_suite / "versions/v1.0.0"
+    owned = {version / "duel" / name for name in ("referee.py", "schemas/action.json", "house/follower.wat", "replay.html")}
+    assert {str(path) for path in owned} <= seen["digested"]

@@ -435,7 +435,7 @@ def _build(item: dict[str, Any]) -> str:
         state = "timed out" if step.get("timed_out") else f"exit {step.get('returncode')}"
         steps.append(
             f'<div class="figure"><code>$ {_get(step, "command")}</code> · {_e(state)}'
-            f" · {step.get('duration_s', 0):.2f} s</div>"
+            f" · {step.get('duration_s', 0):.2f} s{_e(_confinement(step))}</div>"
             f'<pre class="log">{_get(step, "output") or "(no output)"}</pre>'
         )
     log = ""
@@ -447,6 +447,15 @@ def _build(item: dict[str, Any]) -> str:
     passed = item.get("outcome") == "passed" and item.get("message")
     figures = f'<span class="figure">{_get(item, "message")}</span>' if passed else ""
     return _item(item, figures, log)
+
+
+def _confinement(step: dict[str, Any]) -> str:
+    """What a build step ran in, as its results.json entry says (nothing for older results)."""
+    if "sandbox" not in step:
+        return ""
+    if step["sandbox"] == "none":
+        return " · NOT SANDBOXED"
+    return f" · {step['sandbox']}, {'network' if step.get('network') else 'no network'}"
 
 
 # -- run-level blocks ------------------------------------------------------------------------

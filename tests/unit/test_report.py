@@ -292,3 +292,23 @@ def test_score_performance_and_errata(tmp_path: Path) -> None:
 def test_an_empty_session_still_writes_a_page(tmp_path: Path) -> None:
     text = write_report({"tool": {}, "runs": []}, tmp_path).read_text(encoding="utf-8")
     assert "No run items were recorded." in text
+
+
+def test_what_confined_the_build_is_said_first_and_per_step(tmp_path: Path) -> None:
+    run = game_run(tmp_path)
+    build = next(item for item in run["items"] if item["kind"] == "build")
+    build["steps"] = [dict(build["steps"][0], sandbox="bwrap", network=True),
+                      dict(build["steps"][0], command="npm run build", sandbox="bwrap", network=False)]
+    sandbox = {"sandbox": "bwrap", "sandboxed": True, "network": "install"}
+    text = write_report({"tool": {}, "sandbox": sandbox, "suite_changed": [], "runs": [run]}, tmp_path).read_text()
+    assert '<p class="figure">sandbox: bwrap for every build step (network: install steps only)</p>' in text
+    assert "<code>$ npm ci</code> · exit 0 · 0.50 s · bwrap, network</div>" in text
+    assert "<code>$ npm run build</code> · exit 0 · 0.50 s · bwrap, no network</div>" in text
+    assert "alarm" not in text.split("<main>")[1]
+
+    unsandboxed = {"sandbox": "none", "sandboxed": False, "reason": "--tcab-no-sandbox: builds ran unconfined"}
+    changed = ["changed: /suite/validation/a.mjs"]
+    text = write_report({"tool": {}, "sandbox": unsandboxed, "suite_changed": changed, "runs": []}, tmp_path).read_text()
+    assert '<p class="alarm">NOT SANDBOXED: --tcab-no-sandbox: builds ran unconfined</p>' in text
+    assert ('<p class="alarm">FAILED: the suite changed during the run: changed: /suite/validation/a.mjs</p>'
+            in text)

@@ -21,11 +21,15 @@ from typing import Self
 
 import wasmtime
 
+from pytest_tcab.run.wasm_memory import CappedMemories
+from pytest_tcab.run.wasm_memory import MemoryBudget
+
 Outcome = Literal["ok", "out-of-fuel", "trap", "timeout", "memory"]
 """How a run ended: answered, used up its fuel, trapped, hit the wall clock or the memory cap."""
 
-_ENGINE_FLAGS: dict[str, bool] = {"consume_fuel": True, "epoch_interruption": True}
-"""The engine configuration; serialised modules are only valid for this exact set."""
+_ENGINE_FLAGS: dict[str, bool] = {"consume_fuel": True, "epoch_interruption": True, "memory_init_cow": False}
+"""The engine configuration; serialised modules are only valid for this exact set. Copy-on-write
+memory images need wasmtime's own mmap memories, not the host-made ones of `CappedMemories`."""
 
 _EPOCH_INTERVAL_S = 0.01
 """How often the ticker advances the epoch: the resolution of every wall-clock bound."""
@@ -35,8 +39,6 @@ _CACHE_MAGIC = b"tcab-cwasm-1\n"
 
 _FUEL_MAX = 2**63 - 1
 """wasmtime keeps fuel in a signed 64-bit counter; larger budgets would silently saturate."""
-
-_PAGE = 65536
 
 _WASM_MAGIC = b"\0asm"
 
@@ -59,9 +61,6 @@ class LoadedModule:
     module: wasmtime.Module
     cached: bool
     """True when the compiled code came from the on-disk cache rather than a fresh compile."""
-    memory_min_bytes: int
-    """The exported memory's initial size: tells a cap refused at instantiation from other
-    instantiation failures."""
 
 
 @dataclass(frozen=True)
@@ -151,13 +150,6 @@ def _abi_problems(module: wasmtime.Module, entry: str) -> list[str]:
     return problems
 
 
-def _memory_min_bytes(module: wasmtime.Module) -> int:
-    for export in module.exports:
-        if export.name == "memory" and isinstance(export.type, wasmtime.MemoryType):
-            return export.type.limits.min * _PAGE
-    return 0
-
-
 class WasmRunner:
     """One engine, its compiled-module cache and the epoch ticker that bounds every call.
 
@@ -170,6 +162,8 @@ class WasmRunner:
         config = wasmtime.Config()
         for flag, enabled in _ENGINE_FLAGS.items():
             setattr(config, flag, enabled)
+        self.memories = CappedMemories()
+        self.memories.install(config)
         self.engine = wasmtime.Engine(config)
         self.cache_dir = cache_dir
         self._stop = threading.Event()
@@ -223,7 +217,6 @@ class WasmRunner:
             sha256=digest,
             module=module,
             cached=cached,
-            memory_min_bytes=_memory_min_bytes(module),
         )
 
     def _cache_file(self, digest: str) -> Path | None:
@@ -316,25 +309,28 @@ class WasmRunner:
         """An instance in a store of its own, under the memory cap; instantiation may spend up
         to `fuel`. A RunResult says why there is none (a trap, the cap refused)."""
         store = wasmtime.Store(self.engine)
-        store.set_limits(memory_size=max_memory_bytes, instances=1, memories=1)
+        # The memory cap is the memory creator's, which records what a refused grow asked for;
+        # the memory made now keeps this budget for its whole life.
+        store.set_limits(instances=1, memories=1)
+        memory_budget = self.memories.budget = MemoryBudget(max_memory_bytes)
         store.set_epoch_deadline(max(1, math.ceil(wall_timeout_s / _EPOCH_INTERVAL_S)))
         store.set_fuel(fuel)
-        call = _Call(store, fuel, max_memory_bytes, wall_timeout_s)
+        call = _Call(store, fuel, memory_budget, wall_timeout_s)
         try:
             instance = wasmtime.Instance(store, module.module, [])
         except wasmtime.Trap as trap:
-            return call.trapped(trap, "instantiation", None)
+            return call.trapped(trap, "instantiation")
         except wasmtime.WasmtimeError as err:
-            if module.memory_min_bytes > max_memory_bytes:
+            if memory_budget.refused is not None:
                 return RunResult(
                     "memory",
                     0,
                     None,
-                    f"the module's initial memory of {module.memory_min_bytes:,} bytes exceeds "
-                    f"the cap of {max_memory_bytes:,} bytes",
+                    f"instantiation asked for {_memory_past_cap(memory_budget)}: the module's "
+                    f"initial memory does not fit",
                 )
             return RunResult("trap", 0, None, f"instantiation failed: {_cause(str(err))}")
-        return LiveInstance(store, instance, entry, max_memory_bytes, wall_timeout_s)
+        return LiveInstance(store, instance, entry, memory_budget, wall_timeout_s)
 
 
 class LiveInstance:
@@ -342,7 +338,7 @@ class LiveInstance:
     of a match); each call runs under a fresh fuel budget and wall-clock bound."""
 
     def __init__(self, store: wasmtime.Store, instance: wasmtime.Instance, entry: str,
-                 max_memory_bytes: int, wall_timeout_s: float) -> None:
+                 memory_budget: MemoryBudget, wall_timeout_s: float) -> None:
         exports = instance.exports(store)
         memory, alloc, entry_func = exports["memory"], exports["alloc"], exports[entry]
         assert isinstance(memory, wasmtime.Memory)
@@ -352,7 +348,7 @@ class LiveInstance:
         self.entry = entry
         self._memory = memory
         self._alloc, self._entry = _fast_call(store, alloc, 1), _fast_call(store, entry_func, 2)
-        self._max_memory_bytes = max_memory_bytes
+        self._memory_budget = memory_budget
         self._wall_timeout_s = wall_timeout_s
         self._epochs = max(1, math.ceil(wall_timeout_s / _EPOCH_INTERVAL_S))
 
@@ -362,12 +358,13 @@ class LiveInstance:
         store, memory, entry = self.store, self._memory, self.entry
         store.set_epoch_deadline(self._epochs)
         store.set_fuel(budget)
-        call = _Call(store, budget, self._max_memory_bytes, self._wall_timeout_s)
+        self._memory_budget.refused = None  # what a call is told is what it asked for itself
+        call = _Call(store, budget, self._memory_budget, self._wall_timeout_s)
         alloc, entry_func = self._alloc, self._entry
         try:
             ptr = alloc(len(data)) & 0xFFFFFFFF
         except wasmtime.Trap as trap:
-            return call.trapped(trap, "alloc", memory)
+            return call.trapped(trap, "alloc")
         size = memory.data_len(store)
         if ptr + len(data) > size:
             return RunResult(
@@ -382,7 +379,7 @@ class LiveInstance:
         try:
             ret = entry_func(ptr, len(data))
         except wasmtime.Trap as trap:
-            return call.trapped(trap, entry, memory)
+            return call.trapped(trap, entry)
         fuel = budget - store.get_fuel()
         ret &= 0xFFFFFFFFFFFFFFFF
         out_ptr, out_len = ret >> 32, ret & 0xFFFFFFFF
@@ -396,8 +393,13 @@ class LiveInstance:
                 f"its memory of {size:,} bytes",
             )
         output = bytes(memory.read(store, out_ptr, out_ptr + out_len))
+        refused = (
+            f" (it went on after a refused request for {_memory_past_cap(self._memory_budget)})"
+            if self._memory_budget.refused is not None
+            else ""
+        )
         return RunResult(
-            "ok", fuel, output, f"{entry} answered {out_len:,} bytes for {fuel:,} fuel"
+            "ok", fuel, output, f"{entry} answered {out_len:,} bytes for {fuel:,} fuel{refused}"
         )
 
 
@@ -439,10 +441,10 @@ class _Call:
 
     store: wasmtime.Store
     budget: int
-    max_memory_bytes: int
+    memory: MemoryBudget
     wall_timeout_s: float
 
-    def trapped(self, trap: wasmtime.Trap, phase: str, memory: wasmtime.Memory | None) -> RunResult:
+    def trapped(self, trap: wasmtime.Trap, phase: str) -> RunResult:
         """Map a trap to an outcome; `phase` names what ran: instantiation, alloc or the entry."""
         fuel = self.budget - self.store.get_fuel()
         if trap.trap_code == wasmtime.TrapCode.OUT_OF_FUEL:
@@ -461,16 +463,19 @@ class _Call:
             )
         reason = _cause(trap.message)
         # memory.grow past the cap returns -1 instead of trapping; a module that cannot go on
-        # without the memory (Rust's allocator aborts) then traps with its memory at the cap.
-        if memory is not None and memory.data_len(self.store) + _PAGE > self.max_memory_bytes:
+        # without the memory (Rust's allocator aborts) traps next: the refusal is the cause.
+        if self.memory.refused is not None:
             return RunResult(
                 "memory",
                 fuel,
                 None,
-                f"{phase} reached the memory cap of {self.max_memory_bytes:,} bytes "
-                f"(memory at {memory.data_len(self.store):,} bytes), then trapped: {reason}",
+                f"{phase} asked for {_memory_past_cap(self.memory)}, was refused, then trapped: {reason}",
             )
         return RunResult("trap", fuel, None, f"{phase} trapped: {reason}")
+
+
+def _memory_past_cap(budget: MemoryBudget) -> str:
+    return f"memory past max_memory_bytes ({budget.refused:,} bytes asked, cap {budget.cap:,})"
 
 
 def _cause(text: str) -> str:

@@ -258,7 +258,7 @@ def test_memory_past_the_cap_fails(pytester: pytest.Pytester, wasm_file: WasmFil
     write_run(pytester.path, wasm_file("memory-hog"), cases=(SHORT,), max_memory_bytes=4 * 65536)
     result = pytester.runpytest(*ARGS)
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["simulate reached the memory cap of 262,144 bytes *, then trapped: *"])
+    result.stdout.fnmatch_lines(["simulate asked for memory past max_memory_bytes (327,680 bytes asked, cap 262,144), was refused, then trapped: *"])
 
 
 # -- the build --------------------------------------------------------------------------------

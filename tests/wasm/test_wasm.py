@@ -129,7 +129,8 @@ def test_memory_cap_at_instantiation(runner: WasmRunner, wasm_file: WasmFile) ->
     assert result.outcome == "memory"
     assert result.fuel_consumed == 0
     assert result.message == (
-        "the module's initial memory of 131,072 bytes exceeds the cap of 65,536 bytes"
+        "instantiation asked for memory past max_memory_bytes (131,072 bytes asked, cap 65,536): "
+        "the module's initial memory does not fit"
     )
 
 
@@ -137,9 +138,33 @@ def test_memory_cap_on_growth(runner: WasmRunner, wasm_file: WasmFile) -> None:
     result = run(runner, wasm_file("memory-hog"), max_memory_bytes=1 << 20)
     assert result.outcome == "memory"
     assert result.message == (
-        "simulate reached the memory cap of 1,048,576 bytes (memory at 1,048,576 bytes), "
-        "then trapped: wasm `unreachable` instruction executed"
+        "simulate asked for memory past max_memory_bytes (1,114,112 bytes asked, cap 1,048,576), "
+        "was refused, then trapped: wasm `unreachable` instruction executed"
     )
+
+
+def test_memory_cap_on_growth_in_steps(runner: WasmRunner, wasm_file: WasmFile) -> None:
+    # 1, 5, 9 pages, then 13 asked with a cap of 12: the memory stops 3 pages short of the cap.
+    result = run(runner, wasm_file("memory-steps"), max_memory_bytes=12 * 65536)
+    assert result.outcome == "memory"
+    assert result.message == (
+        "simulate asked for memory past max_memory_bytes (851,968 bytes asked, cap 786,432), "
+        "was refused, then trapped: wasm `unreachable` instruction executed"
+    )
+    # The next run has its own cap and its own record: roomy enough, the refusal is not carried over.
+    again = run(runner, wasm_file("memory-steps"), max_memory_bytes=21 * 65536 - 1)
+    assert again.message.startswith("simulate asked for memory past max_memory_bytes (1,376,256 bytes asked")
+
+
+def test_a_refused_grow_that_the_module_survives_is_noted(runner: WasmRunner, wasm_file: WasmFile) -> None:
+    result = run(runner, wasm_file("memory-frugal"), max_memory_bytes=1 << 20)
+    assert result.outcome == "ok"
+    assert result.output == b"{}"
+    assert result.message.endswith(
+        "(it went on after a refused request for memory past max_memory_bytes (4,259,840 bytes asked, cap 1,048,576))"
+    )
+    roomy = run(runner, wasm_file("memory-frugal"), max_memory_bytes=8 << 20)
+    assert "refused" not in roomy.message
 
 
 def test_memory_cap_leaves_an_ordinary_trap_alone(runner: WasmRunner, wasm_file: WasmFile) -> None:

@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 
+from pytest_tcab.bounded import HeadTail
+from pytest_tcab.bounded import bound
 from pytest_tcab.run.sandbox import Sandbox
 
 OUTPUT_CAP_BYTES = 1024 * 1024
-"""Only the last MiB of a step's output is kept: failures show at the end, and a runaway log must
-not exhaust the reporter's memory."""
+"""Only the first and last half MiB of a step's output are kept: the command's first words and
+the failure at the end survive, and a runaway log cannot exhaust the reporter's memory."""
 
 KILL_GRACE_S = 2.0
 """How long a timed-out process group gets between SIGTERM and SIGKILL to shut down cleanly."""
@@ -60,7 +62,7 @@ class CommandResult:
     returncode: int
     """The shell's exit status; negative when a signal ended it (as in :mod:`subprocess`)."""
     output: str
-    """stdout and stderr interleaved, at most the last :data:`OUTPUT_CAP_BYTES` of it."""
+    """stdout and stderr interleaved, at most :data:`OUTPUT_CAP_BYTES` of it (head and tail)."""
     timed_out: bool
     duration_s: float
     confinement: dict[str, str | bool] = field(default_factory=dict)
@@ -77,8 +79,8 @@ class CommandResult:
                 "duration_s": round(self.duration_s, 3), "output": self.tail(200), **self.confinement}
 
     def tail(self, lines: int = 40) -> str:
-        """The last ``lines`` lines of output: where build tools print the reason they failed."""
-        return "\n".join(self.output.splitlines()[-lines:])
+        """The last ``lines`` lines of output, bounded: where build tools print the reason they failed."""
+        return bound("\n".join(self.output.splitlines()[-lines:]))
 
 
 def build_environment() -> dict[str, str]:
@@ -119,7 +121,7 @@ def run_command(
     )
     assert proc.stdout is not None  # stdout=PIPE
     pgid = proc.pid  # start_new_session: the shell leads its own group
-    output = _OutputTail(OUTPUT_CAP_BYTES)
+    output = HeadTail(OUTPUT_CAP_BYTES)
     with proc.stdout, selectors.DefaultSelector() as selector:
         fd = proc.stdout.fileno()
         selector.register(fd, selectors.EVENT_READ)
@@ -138,33 +140,11 @@ def run_command(
     )
 
 
-class _OutputTail:
-    """A byte buffer that keeps only its last ``cap`` bytes and counts what it dropped."""
-
-    def __init__(self, cap: int) -> None:
-        self._cap = cap
-        self._data = bytearray()
-        self._dropped = 0
-
-    def add(self, chunk: bytes) -> None:
-        self._data += chunk
-        excess = len(self._data) - self._cap
-        if excess > 0:
-            del self._data[:excess]
-            self._dropped += excess
-
-    def text(self) -> str:
-        text = self._data.decode("utf-8", errors="replace")
-        if self._dropped:
-            text = f"[... {self._dropped} bytes of earlier output dropped ...]\n" + text
-        return text
-
-
 def _read_until_exit(
     proc: subprocess.Popen[bytes],
     fd: int,
     selector: selectors.BaseSelector,
-    output: _OutputTail,
+    output: HeadTail,
     deadline: float,
 ) -> bool:
     """Collect output until the shell exits (True) or the deadline passes (False).
@@ -218,7 +198,7 @@ def _group_exists(pgid: int) -> bool:
 def _drain(
     fd: int,
     selector: selectors.BaseSelector,
-    output: _OutputTail,
+    output: HeadTail,
     deadline: float,
 ) -> None:
     """Read what is still in the pipe, up to EOF or the deadline, whichever comes first."""

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from pytest_tcab.bounded import bound_tree
 from pytest_tcab.case import Adversarial
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import DefinitionCase
@@ -334,8 +335,8 @@ class RunItem(pytest.Item):
         self.user_properties.append(("tcab.item", {"kind": self.kind, "id": key}))
 
     def record(self, **figures: Any) -> None:
-        """Attach figures (similarity, fuel, media paths) to this item's report."""
-        self.user_properties.append(("tcab.figures", figures))
+        """Attach figures (similarity, fuel, media paths) to this item's report, every text bounded."""
+        self.user_properties.append(("tcab.figures", bound_tree(figures)))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, TcabError):

@@ -21,6 +21,10 @@ from typing import Any
 from typing import Literal
 from urllib.parse import urlsplit
 
+from pytest_tcab.bounded import TEXT_LIMIT
+from pytest_tcab.bounded import append_bounded
+from pytest_tcab.bounded import bound
+from pytest_tcab.bounded import bound_tree
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.check import Action
 from pytest_tcab.models.check import Call
@@ -43,14 +47,35 @@ if TYPE_CHECKING:
 # (`while (true) {}`) would hang them; a binding needs nothing from the page once it has fired.
 # It starts `run` from a fresh task: a microtask would run before the evaluate call answers, so a
 # synchronous endless loop would hang that call too.
-_START = """({ binding, input }) => {
+_START = """({ binding, input, textLimit }) => {
   const run = __RUN__;
+  // Every text is cut to its head and tail before it crosses to Python, the way
+  // pytest_tcab.bounded cuts it there (which bounds it again: the page can tamper with this).
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  const bound = (text) => {
+    if (text.length * 3 <= textLimit) return text;
+    const bytes = encoder.encode(text);
+    if (bytes.length <= textLimit) return text;
+    const keep = Math.max(textLimit - `\\n[${bytes.length} bytes truncated]\\n`.length, 2);
+    const head = decoder.decode(bytes.subarray(0, keep - (keep >> 1))).replace(/\\uFFFD$/, "");
+    const tail = decoder.decode(bytes.subarray(bytes.length - (keep >> 1))).replace(/^\\uFFFD/, "");
+    const dropped = bytes.length - encoder.encode(head).length - encoder.encode(tail).length;
+    return `${head}\\n[${dropped} bytes truncated]\\n${tail}`;
+  };
+  const boundAll = (value) => {
+    if (typeof value === "string") return bound(value);
+    if (Array.isArray(value)) return value.map(boundAll);
+    if (value === null || typeof value !== "object") return value;
+    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [bound(key), boundAll(entry)]));
+  };
   setTimeout(() => {
     Promise.resolve()
       .then(() => run(input))
+      .then((value) => ({ value: boundAll(value) }))
       .then(
-        (value) => window[binding]({ value }),
-        (thrown) => window[binding]({ error: String((thrown && thrown.stack) || thrown) }),
+        (outcome) => window[binding](outcome),
+        (thrown) => window[binding]({ error: bound(String((thrown && thrown.stack) || thrown)) }),
       );
   }, 0);
 }"""
@@ -163,7 +188,7 @@ def load(page: Page, url: str, timeout_ms: float) -> PageLog:
     from playwright.sync_api import Error
 
     log = PageLog()
-    page.on("pageerror", lambda error: log.page_errors.append(_page_error_text(error, url)))
+    page.on("pageerror", lambda error: append_bounded(log.page_errors, _page_error_text(error, url)))
     page.on("console", lambda message: _log_console_error(log, message))
     try:
         response = page.goto(url, wait_until="load", timeout=timeout_ms)
@@ -190,7 +215,7 @@ def _page_error_text(error: Error, url: str) -> str:
 
 def _log_console_error(log: PageLog, message: ConsoleMessage) -> None:
     if message.type == "error":
-        log.console_errors.append(message.text)
+        append_bounded(log.console_errors, message.text)
 
 
 def perform(page: Page, actions: Sequence[Action], handle: str | None, timeout_ms: float) -> None:
@@ -233,9 +258,9 @@ def _call(page: Page, action: Call, handle: str | None, timeout_ms: float, where
         raise DriveError(f"{where}: window.{handle}.{action.op}(...) did not settle within "
                          f"{timeout_ms:g} ms; its page was closed", index)
     if "error" in outcome:
-        raise DriveError(f"{where}: {outcome['error']}", index)
+        raise DriveError(f"{where}: {bound(str(outcome['error']))}", index)
     if outcome["value"] is not None:
-        raise DriveError(f"{where}: {outcome['value']}", index)
+        raise DriveError(f"{where}: {bound(str(outcome['value']))}", index)
 
 
 def _describe_action(action: Action) -> str:
@@ -346,8 +371,8 @@ def _pass(open_page: Callable[[], Page], script: Script, mode: str, timeout_s: f
         return DriverRun({}, "", images, f"the driver did not finish within {timeout_s:g} s; its page was closed",
                          clip=clip.save())
     if "error" in outcome:
-        return DriverRun({}, "", images, f"the glue failed: {outcome['error']}", clip=clip.save())
-    result = outcome["value"]
+        return DriverRun({}, "", images, f"the glue failed: {bound(outcome['error'])}", clip=clip.save())
+    result = bound_tree(outcome["value"])
     expectations = tuple(Expectation(e["label"], e["pass"], e.get("expected"), e.get("actual"))
                          for e in result.get("expectations", ()))
     return DriverRun(dict(result.get("verdicts", {})), result.get("notes", ""), images, result.get("error"),
@@ -493,7 +518,7 @@ def _settle(page: Page, function: str, argument: Any, timeout_ms: float) -> dict
     outcomes: list[dict[str, Any]] = []
     binding = f"__tcabSettled_{secrets.token_hex(6)}"
     page.expose_binding(binding, lambda source, outcome: outcomes.append(outcome))
-    page.evaluate(_START.replace("__RUN__", function), {"binding": binding, "input": argument})
+    page.evaluate(_START.replace("__RUN__", function), {"binding": binding, "input": argument, "textLimit": TEXT_LIMIT})
     deadline = time.monotonic() + timeout_ms / 1000
     while not outcomes:
         remaining_ms = (deadline - time.monotonic()) * 1000

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from pytest_tcab.bounded import bound
+
 REPORT_FILE = "report.html"
 
 OUTCOME_ORDER = ("failed", "over-ceiling", "passed", "recorded", "excluded", "skipped")
@@ -147,7 +149,7 @@ def _title(runs: list[dict[str, Any]]) -> str:
 
 
 def _e(value: object) -> str:
-    return escape(str(value), quote=True)
+    return escape(bound(str(value)), quote=True)
 
 
 def _get(item: dict[str, Any], key: str) -> str:

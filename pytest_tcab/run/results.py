@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from pytest_tcab.bounded import bound
 from pytest_tcab.outcomes import COUNTED_FAILED
 from pytest_tcab.outcomes import OVER_CEILING
 from pytest_tcab.outcomes import RECORDED
@@ -134,7 +135,7 @@ def _message(report: pytest.TestReport) -> str:
         return str(report.longrepr[2]).removeprefix("Skipped: ")
     if hasattr(report, "wasxfail"):
         return str(report.wasxfail)
-    return report.longreprtext.strip()[-2000:]
+    return bound(report.longreprtext.strip())
 
 
 _VERDICT_WORDS = {"passed": "pass", "failed": "fail", "skipped": "left for the reviewer", "excluded": "fail"}

@@ -21,6 +21,7 @@ from typing import Self
 
 import wasmtime
 
+from pytest_tcab.bounded import bound
 from pytest_tcab.run.wasm_memory import CappedMemories
 from pytest_tcab.run.wasm_memory import MemoryBudget
 
@@ -486,7 +487,7 @@ def _cause(text: str) -> str:
     """
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     cause = lines[-1] if lines else "unknown error"
-    return cause.removeprefix("wasm trap: ")
+    return bound(cause.removeprefix("wasm trap: "))
 
 
 def _write_cache(cache_file: Path, payload: bytes) -> None:

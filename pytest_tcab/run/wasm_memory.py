@@ -100,7 +100,7 @@ class CappedMemories:
             out[0].grow_memory = self._grow
             out[0].finalizer = self._free
             return 0
-        except BaseException as exc:  # nothing may escape into wasmtime
+        except BaseException as exc:  # noqa: BLE001 - nothing may escape into wasmtime
             return _error(f"cannot create a memory: {exc}")
 
     def _get_memory(self, env: int, size: Any, maximum: Any) -> int:
@@ -119,7 +119,7 @@ class CappedMemories:
                 return _error(f"cannot grow the memory to {new_size:,} bytes")
             memory.size = new_size
             return 0
-        except BaseException as exc:  # nothing may escape into wasmtime
+        except BaseException as exc:  # noqa: BLE001 - nothing may escape into wasmtime
             return _error(f"cannot grow the memory: {exc}")
 
     def _free_memory(self, env: int) -> None:

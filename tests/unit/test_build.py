@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_tcab.bounded import TEXT_LIMIT
 from pytest_tcab.run.build import KILL_GRACE_S
 from pytest_tcab.run.build import build_static
 from pytest_tcab.run.build import prepare_workdir
@@ -100,14 +101,18 @@ def test_sandboxed_env_has_a_private_home_and_no_hidden_path(tmp_path: Path) -> 
     assert (home_for(tmp_path / "w") / "kept").is_file()  # the home outlives the step, for the next one
 
 
-def test_output_is_capped_to_its_tail(tmp_path: Path) -> None:
-    # 3 MiB of "x" then a marker: only the last MiB is kept, and the drop is said.
-    result = run_command("head -c 3145728 /dev/zero | tr '\\0' x; echo; echo END", tmp_path, 30, sandbox=BWRAP)
+def test_output_is_capped_to_its_head_and_tail(tmp_path: Path) -> None:
+    # A headline, 3 MiB of "x", then a marker: the first and last half MiB are kept, the drop is
+    # said (6 + 3,145,728 + 1 + 4 bytes printed, 1,048,576 kept).
+    result = run_command("echo START; head -c 3145728 /dev/zero | tr '\\0' x; echo; echo END", tmp_path, 30,
+                         sandbox=BWRAP)
     assert result.ok
-    assert result.output.startswith("[... ")
-    assert "bytes of earlier output dropped" in result.output.splitlines()[0]
+    assert result.output.startswith("START\nxxx")
+    assert "\n[2097163 bytes truncated]\n" in result.output
     assert result.output.endswith("END\n")
     assert len(result.output) < 1024 * 1024 + 100
+    # What a failure quotes of it is bounded again, to the text cap.
+    assert len(result.tail()) <= TEXT_LIMIT
 
 
 def test_timeout_kills_every_process_of_the_step(tmp_path: Path, sandbox: Sandbox) -> None:

@@ -1,0 +1,112 @@
+"""Run items' reports: every text bounded, and each text once in JUnit.
+
+A run item's failure, skip or xfail reason usually quotes what the graded code wrote (notes,
+page errors, build logs); bounding the report itself covers every way an item can end. JUnit
+would hold a string failure twice (pytest writes it as the `message` attribute and as the body)
+and a third time in the figures property: the message becomes the headline, and a figure the
+failure already quotes is written as a pointer to it.
+
+A plugin of its own (listed in plugin.py) so that the xdist controller, which writes JUnit but
+collects nothing, has it too. Only reports of run items are touched: they carry `tcab.item`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import pytest
+
+from pytest_tcab.bounded import bound
+
+_ITEM_PROPERTY = "tcab.item"
+_FIGURES_PROPERTY = "tcab.figures"
+QUOTED = "(quoted in the failure message)"
+"""What JUnit's figures property holds in place of a text the failure message already quotes."""
+_QUOTE_PROBE = 256
+"""A figure text counts as quoted when its first this many characters appear in the failure."""
+_HEADLINE = 200
+
+_failures: dict[tuple[str, object], str] = {}
+"""Failure text of each run item between its call report and its teardown report (nodeid, worker)."""
+
+
+def _is_run_item(report: pytest.TestReport) -> bool:
+    return any(name == _ITEM_PROPERTY for name, _ in report.user_properties)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if _is_run_item(report):
+        _bound_report(report)
+    return report
+
+
+def _bound_report(report: pytest.TestReport) -> None:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple):  # a skip: (path, line, reason)
+        path, line, reason = longrepr
+        report.longrepr = (path, line, bound(reason))
+    elif longrepr is not None:
+        text = str(longrepr) if isinstance(longrepr, str) else report.longreprtext
+        bounded = bound(text)
+        if bounded is not text:
+            report.longrepr = bounded
+    if hasattr(report, "wasxfail"):
+        report.wasxfail = bound(report.wasxfail)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> Generator[None, None, None]:
+    if not _is_run_item(report):
+        return (yield)
+    key = (report.nodeid, getattr(report, "node", None))
+    text = report.longrepr
+    if report.failed and isinstance(text, str):
+        _failures[key] = text
+        report.longrepr = _Headlined(text)  # type: ignore[assignment]  # duck-typed for JUnit; restored below
+        try:
+            return (yield)
+        finally:
+            report.longrepr = text
+    if report.when == "teardown" and report.passed:
+        failure = _failures.pop(key, None)
+        if failure is not None:
+            report.user_properties = [_unquoted(name, value, failure) for name, value in report.user_properties]
+    return (yield)
+
+
+def _unquoted(name: str, value: Any, failure: str) -> tuple[str, Any]:
+    if name != _FIGURES_PROPERTY or not isinstance(value, dict):
+        return name, value
+    return name, {key: _pointer(figure, failure) for key, figure in value.items()}
+
+
+def _pointer(figure: Any, failure: str) -> Any:
+    if isinstance(figure, str) and figure and figure[:_QUOTE_PROBE] in failure:
+        return QUOTED
+    if isinstance(figure, list):
+        return [_pointer(entry, failure) for entry in figure]
+    return figure
+
+
+class _Headlined:
+    """A string failure whose `reprcrash.message` is its first line: JUnit's `message` attribute."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        first = text.strip().splitlines()[0] if text.strip() else ""
+        self.reprcrash = _Crash(first if len(first) <= _HEADLINE else first[: _HEADLINE - 3] + "...")
+
+    def toterminal(self, out: Any) -> None:
+        out.line(self.text)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class _Crash:
+    def __init__(self, message: str) -> None:
+        self.message = message
+

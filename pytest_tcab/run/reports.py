@@ -24,7 +24,9 @@ _FIGURES_PROPERTY = "tcab.figures"
 QUOTED = "(quoted in the failure message)"
 """What JUnit's figures property holds in place of a text the failure message already quotes."""
 _QUOTE_PROBE = 256
-"""A figure text counts as quoted when its first this many characters appear in the failure."""
+"""A figure text longer than this counts as quoted when its first or its last this many characters
+appear in the failure (a bounded failure may keep only one end of it); shorter ones (ids, paths)
+are left alone."""
 _HEADLINE = 200
 
 _failures: dict[tuple[str, object], str] = {}
@@ -84,7 +86,9 @@ def _unquoted(name: str, value: Any, failure: str) -> tuple[str, Any]:
 
 
 def _pointer(figure: Any, failure: str) -> Any:
-    if isinstance(figure, str) and figure and figure[:_QUOTE_PROBE] in failure:
+    if isinstance(figure, str) and len(figure) > _QUOTE_PROBE and (
+        figure[:_QUOTE_PROBE] in failure or figure[-_QUOTE_PROBE:] in failure
+    ):
         return QUOTED
     if isinstance(figure, list):
         return [_pointer(entry, failure) for entry in figure]

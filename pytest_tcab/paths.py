@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import re
@@ -82,8 +83,26 @@ def _realpath(path: Path) -> str:
     return _real_below(_real_root(str(path.parent)), (path.name,))
 
 
+_REFUSALS = {
+    errno.ENAMETOOLONG: "the name is too long for the file system",
+    errno.ELOOP: "it goes through a loop of symlinks",
+    errno.ENOTDIR: "a part of it is a file, not a folder",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+}
+
+
+def refusal(error: OSError) -> str:
+    """Why the OS refused a path, worded for the author who wrote it."""
+    return _REFUSALS.get(error.errno or 0, error.strerror or str(error))
+
+
 def is_file(path: Path) -> bool:
-    """`path.is_file()`, false where the OS refuses the name (too long, a loop, no permission)."""
+    """`path.is_file()`, false where the OS refuses the name (too long, a loop, no permission).
+
+    For a question whose honest answer is "no such file" (can this name collide with a file?);
+    where the author named the path, resolution reports the refusal (resolve.paths.check_path).
+    """
     try:
         return path.is_file()
     except OSError:

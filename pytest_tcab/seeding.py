@@ -46,6 +46,7 @@ from pytest_tcab.options import SEED_OPTION
 from pytest_tcab.outcomes import skip_unless_strict
 from pytest_tcab.paths import contained
 from pytest_tcab.paths import is_inside
+from pytest_tcab.paths import refusal
 from pytest_tcab.prompts import Rendering
 from pytest_tcab.prompts import as_problem
 from pytest_tcab.prompts import catalog_prompt
@@ -138,7 +139,12 @@ class SeedPlan:
     def add_tree(self, root: Path, dest: str, origin: tuple[TomlDocument, KeyPath]) -> None:
         """Plan a folder's files under `dest`, hidden entries left out except `.gitignore`/`.cargo`."""
         doc, key = origin
-        for path, kind in self._listing(root):
+        try:
+            listing = self._listing(root)
+        except OSError as exc:
+            self.problems.append(doc.problem(key, f"{_show(root, self.folder)} cannot be listed: {refusal(exc)}"))
+            return
+        for path, kind in listing:
             relative = f"{dest}/{path.name}" if dest else path.name
             if kind == "outside":
                 self.problems.append(doc.problem(key, f"{path.name!r} in {_show(root, self.folder)} is a symlink "
@@ -147,6 +153,10 @@ class SeedPlan:
                 self.add_tree(path, relative, origin)
             elif kind == "file":
                 self.add(Entry(relative, origin, source=path))
+            else:
+                self.problems.append(doc.problem(key, f"{path.name!r} in {_show(root, self.folder)} is neither a file "
+                                                 "nor a folder (a broken symlink, a loop, a pipe?)",
+                                                 "seed real files and folders"))
 
     def _listing(self, root: Path) -> tuple[tuple[Path, str], ...]:
         """The seedable entries of `root` and what each is, looked at once per `listings` memo."""
@@ -166,7 +176,7 @@ class SeedPlan:
 
 
 def _kind(root: Path, path: Path) -> str:
-    """`outside` for a symlink leaving `root`, else `dir`, `file`, or `other` (skipped)."""
+    """`outside` for a symlink leaving `root`, else `dir`, `file`, or `other` (a problem)."""
     if not is_inside(root, path):
         return "outside"
     return "dir" if path.is_dir() else "file" if path.is_file() else "other"

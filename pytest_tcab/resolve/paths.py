@@ -9,9 +9,12 @@ from pytest_tcab.errors import KeyPath
 from pytest_tcab.errors import Problem
 from pytest_tcab.paths import PathEscapes
 from pytest_tcab.paths import contained
+from pytest_tcab.paths import refusal
 from pytest_tcab.toml import TomlDocument
 
 Expect = Literal["file", "dir", "any"]
+
+_WANTED: dict[Expect, str] = {"file": "file", "dir": "directory", "any": "file or directory"}
 
 
 def check_path(
@@ -26,8 +29,9 @@ def check_path(
         target.stat()
     except FileNotFoundError:
         pass
-    except OSError as exc:  # a name too long, a loop of symlinks, a permission error
-        return None, [doc.problem(key, f"{what} {relative!r} cannot be read: {exc.strerror}")]
+    except OSError as exc:  # a name too long, a loop of symlinks, a path through a file, no permission
+        return None, [doc.problem(key, f"{what} {relative!r} cannot be used: {refusal(exc)}",
+                                  f"name a {_WANTED[expect]} under {_show_folder(folder)} that can be read")]
     if expect == "file" and not target.is_file():
         found = "is a directory" if target.is_dir() else "does not exist"
         return None, [doc.problem(key, f"{what} {relative!r} {found}; expected a file under {_show_folder(folder)}")]

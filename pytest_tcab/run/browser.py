@@ -9,6 +9,8 @@ import shutil
 import sys
 import tempfile
 import threading
+import warnings
+from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from contextlib import contextmanager
@@ -35,24 +37,50 @@ NO_BROWSER_REASON = (
 )
 """The one skip reason every browser item shares when discovery finds nothing."""
 
+NOT_CONFINED = (
+    "--tcab-no-sandbox: Chromium runs in the host's network; pages are kept to the loopback server "
+    "by Playwright's routes and Chromium's flags only (README \"Trust model\")"
+)
+"""Said once per session that runs pages unconfined."""
+
 NO_FFMPEG_REASON = (
     "video outputs need ffmpeg to encode the clip: apt-get install ffmpeg, "
     "or run `playwright install ffmpeg`"
 )
 """Why a recording context cannot be made; items with a video output fail with it."""
 
+CONFINING_ARGS: tuple[str, ...] = (
+    "--disable-quic",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
+)
+"""Defence in depth behind the network namespace, and with Playwright's routes and
+FALLBACK_SCRIPT the only guard where there is none. Measured one by one against a listener
+(tests/browser/netprobe): the resolver rules stop every request of the HTTP stack to another
+host (fetch, WebSocket, frames, windows, images, EventSource, WebTransport); the WebRTC policy
+stops STUN and TURN over UDP but not TURN over TCP; `--disable-quic` keeps ordinary requests
+off HTTP/3 and does not stop WebTransport."""
+
 LAUNCH_ARGS: tuple[str, ...] = (
     "--no-sandbox",
     "--disable-gpu",
     "--disable-dev-shm-usage",
-    "--disable-quic",
     "--no-first-run",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    *CONFINING_ARGS,
 )
 """Flags that let Debian's Chromium run headless with no GPU (WebGL falls back to SwiftShader),
-in containers with a small /dev/shm, and without phoning home."""
+in containers with a small /dev/shm, and without phoning home; then the confining flags."""
+
+FALLBACK_SCRIPT = """(() => {
+  for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel", "WebTransport"]) {
+    try { delete globalThis[name]; } catch (_) {}
+  }
+})();"""
+"""Where Chromium runs unconfined (--tcab-no-sandbox), every frame loses the APIs that open
+connections Playwright's routes do not see: WebRTC (STUN/TURN over UDP and TCP) and WebTransport."""
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 """The only hosts a driven page may reach: the build and its drivers come from the loopback server."""
@@ -225,9 +253,13 @@ class BrowserSession:
         chromium: ChromiumLocation,
         launch_args: Mapping[str, Any] | None = None,
         context_args: Mapping[str, Any] | None = None,
+        confine: bool = True,
     ) -> None:
         from playwright.sync_api import Error
         from playwright.sync_api import sync_playwright
+
+        from pytest_tcab.run import netns
+        from pytest_tcab.run import serve
 
         if threading.get_ident() in _running:
             raise BrowserError(
@@ -235,6 +267,10 @@ class BrowserSession:
                 "allows one at a time per thread, so close it or share it"
             )
         self.chromium = chromium
+        self.confined = confine
+        """Whether Chromium runs in a network namespace of its own (else flags and routes guard it)."""
+        self._network = netns.ConfinedNetwork(netns.probe(), chromium.path) if confine else None
+        self._stop_serving: Callable[[], None] | None = None
         self._context_args = dict(context_args or {})
         self._scratch = tempfile.TemporaryDirectory(prefix="tcab-playwright-")
         browsers = ffmpeg_for_playwright(Path(self._scratch.name))
@@ -245,19 +281,26 @@ class BrowserSession:
                 self._playwright = sync_playwright().start()
         except BaseException:
             self._scratch.cleanup()
+            self._close_network()
             raise
         options = {"args": list(LAUNCH_ARGS), "headless": True, **(launch_args or {})}
+        executable = chromium.path if self._network is None else self._network.executable
         try:
-            self.browser = self._playwright.chromium.launch(
-                **options, executable_path=str(chromium.path)
-            )
-        except Error as error:
+            self.browser = self._playwright.chromium.launch(**options, executable_path=str(executable))
+            if self._network is not None:
+                self._network.connect()
+        except (Error, netns.ConfinementUnavailable) as error:
             self._playwright.stop()
             self._scratch.cleanup()
+            self._close_network()
+            said = error.message if isinstance(error, Error) else str(error)
             raise BrowserError(
                 f"could not launch Chromium at {chromium.path} (found via {chromium.source}): "
-                f"{error.message.splitlines()[0]}"
+                f"{said.splitlines()[0]}"
             ) from None
+        if self._network is not None:
+            network = self._network
+            self._stop_serving = serve.on_start(lambda server: server.serve_also(network.listener(server.port)))
         self._thread = threading.get_ident()
         _running.add(self._thread)
         self._closed = False
@@ -287,6 +330,8 @@ class BrowserSession:
             options["record_video_dir"] = str(record_video_dir)
             options["record_video_size"] = size
         context = self.browser.new_context(**options)
+        if not self.confined:
+            context.add_init_script(FALLBACK_SCRIPT)
         # Fresh closures per context: Playwright caches its wrapper on the handler object, and a
         # wrapper made by an earlier (since reloaded) Playwright would hand over raw objects.
         context.route("**/*", lambda route: _loopback_only(route))
@@ -298,12 +343,19 @@ class BrowserSession:
         if self._closed:
             return
         self._closed = True
+        if self._stop_serving is not None:
+            self._stop_serving()
         try:
             self.browser.close()
         finally:
             self._playwright.stop()
             self._scratch.cleanup()
+            self._close_network()
             _running.discard(self._thread)
+
+    def _close_network(self) -> None:
+        if self._network is not None:
+            self._network.close()
 
 
 def _is_loopback(url: str) -> bool:
@@ -354,7 +406,10 @@ def tcab_browser(
     location = find_chromium(request.config.getoption("tcab_chromium", None))
     if location is None:
         pytest.skip(NO_BROWSER_REASON)
-    session = BrowserSession(location, tcab_launch_args, tcab_context_args)
+    confine = not request.config.getoption("tcab_no_sandbox", False)
+    if not confine:
+        warnings.warn(pytest.PytestWarning(NOT_CONFINED), stacklevel=1)
+    session = BrowserSession(location, tcab_launch_args, tcab_context_args, confine=confine)
     try:
         yield session
     finally:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import mimetypes
 import os
 import shutil
+import socket
 import socketserver
 import sys
 import threading
 import urllib.parse
+from collections.abc import Callable
 from collections.abc import Mapping
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
@@ -46,6 +48,21 @@ which may lack ``.mjs`` (module scripts are then refused) or ``.wasm`` (streamin
 and sends HTML without a charset (non-ASCII text turns to mojibake)."""
 
 
+Observer = Callable[["StaticServer"], None]
+
+_observers: list[Observer] = []
+_running: list[StaticServer] = []
+
+
+def on_start(observer: Observer) -> Callable[[], None]:
+    """Call `observer` with every server running now and every one started until the returned
+    function is called: a confined browser serves each of them inside its network namespace too."""
+    _observers.append(observer)
+    for server in _running:
+        observer(server)
+    return lambda: _observers.remove(observer)
+
+
 class StaticServer:
     """Serve ``root`` at ``/`` and each of ``mounts`` at its URL prefix, on an ephemeral port.
 
@@ -70,6 +87,7 @@ class StaticServer:
         self._routes = sorted(routes, key=lambda route: len(route[0]), reverse=True)
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
+        self._also: list[tuple[_Server, threading.Thread]] = []
 
     @property
     def url(self) -> str:
@@ -95,7 +113,28 @@ class StaticServer:
             daemon=True,
         )
         self._thread.start()
+        _running.append(self)
+        for observer in _observers:
+            observer(self)
         return self
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("StaticServer is not running; use it as a context manager")
+        return int(self._httpd.server_address[1])
+
+    def serve_also(self, listener: socket.socket) -> None:
+        """Serve the same folders on `listener` too (a socket made in another network namespace)."""
+        assert self._httpd is not None
+        httpd = _Server(listener.getsockname(), self._httpd.RequestHandlerClass, bind_and_activate=False)
+        httpd.socket.close()
+        httpd.socket = listener
+        httpd.server_name, httpd.server_port = HOST, self.port
+        thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                  name=f"tcab-serve-also-{self.port}", daemon=True)
+        thread.start()
+        self._also.append((httpd, thread))
 
     def __exit__(
         self,
@@ -104,9 +143,13 @@ class StaticServer:
         tb: TracebackType | None,
     ) -> None:
         assert self._httpd is not None and self._thread is not None
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join()
+        if self in _running:
+            _running.remove(self)
+        for httpd, thread in [(self._httpd, self._thread), *self._also]:
+            httpd.shutdown()
+            httpd.server_close()
+            thread.join()
+        self._also = []
         self._httpd = None
         self._thread = None
 

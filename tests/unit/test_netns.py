@@ -1,0 +1,42 @@
+"""The confined network's parts that need no browser: the probe's refusal, and a server offered
+to an observer that serves it on a second socket."""
+
+from __future__ import annotations
+
+import socket
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from pytest_tcab.run import netns
+from pytest_tcab.run.serve import StaticServer
+from pytest_tcab.run.serve import on_start
+
+
+def test_no_bwrap_is_one_clear_reason(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(netns.ConfinementUnavailable, match="needs bubblewrap, and bwrap is not on PATH"):
+        netns.probe()
+
+
+def test_every_server_is_offered_and_served_on_the_socket_it_is_given(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text("served", encoding="utf-8")
+    extra = socket.create_server(("127.0.0.1", 0))
+    offered: list[int] = []
+
+    def serve_on_extra(server: StaticServer) -> None:
+        offered.append(server.port)
+        server.serve_also(extra)
+
+    stop = on_start(serve_on_extra)
+    try:
+        with StaticServer(tmp_path) as server:
+            assert offered == [server.port]
+            second = f"http://127.0.0.1:{extra.getsockname()[1]}/index.html"
+            with urllib.request.urlopen(second, timeout=10) as response:
+                assert response.read() == b"served"
+    finally:
+        stop()
+    with StaticServer(tmp_path):
+        assert len(offered) == 1  # no longer observed

@@ -27,6 +27,9 @@ CONNECT_TIMEOUT_S = 60.0
 """How long Chromium's launcher may take to call back once Playwright has started it."""
 
 
+NO_SANDBOX_HINT = "or pass --tcab-no-sandbox to keep pages in with Chromium's flags and Playwright's routes only"
+
+
 class ConfinementUnavailable(TcabError):
     """No network namespace can be made for Chromium here: no bwrap, or bwrap cannot start."""
 
@@ -37,20 +40,23 @@ def probe() -> str:
     Raises ConfinementUnavailable saying what failed, for one message per session.
     """
     if not sys.platform.startswith("linux"):
-        raise ConfinementUnavailable(f"confining Chromium's network needs Linux namespaces, and this is {sys.platform}")
+        raise ConfinementUnavailable(f"confining Chromium's network needs Linux namespaces, and this is {sys.platform}; "
+                                     f"{NO_SANDBOX_HINT}")
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise ConfinementUnavailable("confining Chromium's network needs bubblewrap, and bwrap is not on PATH "
-                                     "(Debian/Ubuntu: apt-get install bubblewrap)")
+                                     f"(Debian/Ubuntu: apt-get install bubblewrap); {NO_SANDBOX_HINT}")
     try:
         done = subprocess.run([bwrap, "--unshare-net", "--dev-bind", "/", "/", "--", "true"], check=False,
                               stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ConfinementUnavailable(f"confining Chromium's network: {bwrap} could not run: {exc}") from None
+        raise ConfinementUnavailable(f"confining Chromium's network: {bwrap} could not run: {exc}; "
+                                     f"{NO_SANDBOX_HINT}") from None
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip() or f"exit status {done.returncode}"
         raise ConfinementUnavailable(f"confining Chromium's network: bwrap cannot make a network namespace here: "
-                                     f"{said} (unprivileged user namespaces may be restricted; README \"Trust model\")")
+                                     f"{said} (unprivileged user namespaces may be restricted: README \"Trust model\"); "
+                                     f"{NO_SANDBOX_HINT}")
     return bwrap
 
 

@@ -80,8 +80,8 @@ def test_two_perfect_controllers_draw_at_max_ticks(rules: Rules, runner: WasmRun
     [
         ("loops", "out-of-fuel", 3, "tick 3: used all 10,000 fuel of [sandbox] fuel_per_tick without answering"),
         ("traps", "trap", 2, "tick 2: act trapped: wasm `unreachable` instruction executed"),
-        ("hog", "memory", 4, ("tick 4: act reached the memory cap of 262,144 bytes (memory at 262,144 bytes), then "
-                             "trapped: wasm `unreachable` instruction executed")),
+        ("hog", "memory", 4, ("tick 4: act asked for memory past max_memory_bytes (327,680 bytes asked, cap 262,144), "
+                             "was refused, then trapped: wasm `unreachable` instruction executed")),
         ("garbage", "invalid-action", 1, ("answered '{\"move\":42}': ['move']: 42 is not of type 'string' (the action "
                                          "schema)")),
         ("notjson", "invalid-action", 1, ("answered 'move up!', which is not JSON (Expecting value: line 1 column 1 "

@@ -30,7 +30,7 @@ def main(control_path: str, chromium: list[str]) -> int:
 
 def _serve(control: socket.socket) -> None:
     """Each request is a port (2 bytes, big-endian); each answer one byte (1 = ok) and the socket."""
-    while len(request := control.recv(2)) == 2:
+    while len(request := control.recv(2, socket.MSG_WAITALL)) == 2:
         port = int.from_bytes(request, "big")
         try:
             listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -215,7 +215,7 @@ def test_page_that_throws_on_load(page: Page, pages_url: str) -> None:
 
 
 def test_page_that_is_not_found(page: Page, pages_url: str) -> None:
-    with pytest.raises(DriveError, match=r"^the page answered HTTP 404 File not found for "):
+    with pytest.raises(DriveError, match=r"^the page answered HTTP 404 Not Found for "):
         load(page, pages_url + "gone.html", 10_000)
 
 

@@ -425,6 +425,9 @@ class BrowserFunction(pytest.Function):
     """
 
     _no_browser = False
+    _unavailable: str | None = None
+    """Why the session's browser cannot start (no confinement, a failed launch): the item fails
+    with it in its call phase, as a message, never as a setup traceback."""
 
     def use_browser(self, browser: BrowserSession) -> None:
         raise NotImplementedError
@@ -436,10 +439,17 @@ class BrowserFunction(pytest.Function):
             if not (self.config.getoption("tcab_strict") and str(skip.msg) == NO_BROWSER_REASON):
                 raise
             self._no_browser = True
+        except TcabError as error:
+            self._unavailable = str(error)
 
     def runtest(self) -> None:
         if self._no_browser:
             pytest.fail(f"{NO_BROWSER_REASON} (--tcab-strict)", pytrace=False)
+        if self._unavailable is not None:
+            run = getattr(self, "run", None)
+            if run is not None:
+                run.require_build()  # a run item whose build failed is "not run" first
+            pytest.fail(self._unavailable, pytrace=False)
         super().runtest()
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:

@@ -22,21 +22,17 @@ def test_no_bwrap_is_one_clear_reason(monkeypatch: pytest.MonkeyPatch, tmp_path:
 
 def test_every_server_is_offered_and_served_on_the_socket_it_is_given(tmp_path: Path) -> None:
     (tmp_path / "index.html").write_text("served", encoding="utf-8")
-    extra = socket.create_server(("127.0.0.1", 0))
-    offered: list[int] = []
-
-    def serve_on_extra(server: StaticServer) -> None:
-        offered.append(server.port)
-        server.serve_also(extra)
-
-    stop = on_start(serve_on_extra)
+    offered: list[StaticServer] = []
+    stop = on_start(offered.append)  # servers already running (another test's) are offered too
     try:
         with StaticServer(tmp_path) as server:
-            assert offered == [server.port]
+            assert offered[-1] is server
+            extra = socket.create_server(("127.0.0.1", 0))
+            server.serve_also(extra)
             second = f"http://127.0.0.1:{extra.getsockname()[1]}/index.html"
             with urllib.request.urlopen(second, timeout=10) as response:
                 assert response.read() == b"served"
     finally:
         stop()
-    with StaticServer(tmp_path):
-        assert len(offered) == 1  # no longer observed
+    with StaticServer(tmp_path) as later:
+        assert later not in offered  # no longer observed

@@ -74,8 +74,11 @@ class SuiteDirectory(pytest.Directory):
         with os.scandir(self.path) as listing:
             entries = sorted(listing, key=lambda entry: entry.name)
         for entry in entries:
-            is_dir = entry.is_dir()
-            if not is_dir and not entry.is_file():
+            try:
+                is_dir = entry.is_dir()
+                if not is_dir and not entry.is_file():
+                    continue
+            except OSError:  # a symlink loop: not a suite entry (resolution names it where a key does)
                 continue
             path = Path(entry.path)
             if session.isinitpath(path, with_parents=is_dir):

@@ -43,6 +43,8 @@ def huge(tmp_path_factory: pytest.TempPathFactory) -> Session:
          f'"NOTEHEAD " + "n".repeat({HUGE}) + " NOTETAIL" }};')
     edit(validation / "throws.mjs", "throw new Error(`the dial reads ${value} after a reset`);",
          f'throw new Error("THROWHEAD " + "t".repeat({HUGE}) + " THROWTAIL");')
+    # Both drives outlast the page's error (thrown 100 ms after load), so both record it.
+    edit(validation / "throws.mjs", "await api.add(5);", "await api.add(5);\n  await api.settle(300);")
     with (project / "game/index.html").open("a", encoding="utf-8") as page:
         page.write("<script>addEventListener('load', () => setTimeout(() => { throw new Error("
                    f"'PAGEHEAD ' + 'p'.repeat({HUGE}) + ' PAGETAIL'); }}, 100));</script>\n")

@@ -15,20 +15,33 @@ from typing import Any
 import pytest
 
 from pytest_tcab.case import CaseVersion
+from pytest_tcab.errors import KeyPath
 from pytest_tcab.errors import Problem
 from pytest_tcab.errors import ProblemsFound
+from pytest_tcab.failures import item_failure
+from pytest_tcab.nodeids import match_saved_form
+from pytest_tcab.resolve.manifest import ERRATA_FILE
 from pytest_tcab.resolve.suite import slug_problems
 from pytest_tcab.session import suite_for
+from pytest_tcab.toml import line_in
+
+Location = tuple[Path, int | None]
+"""A file and its 1-based line (None: the top of the file)."""
 
 
 class ProblemsItem(pytest.Item):
-    """An item that passes when its rules find no problem, and lists every problem otherwise."""
+    """An item that passes when its rules find no problem, and lists every problem otherwise.
 
-    def __init__(self, *, check: Callable[[], list[Problem]], line: int | None = None,
+    Its location is what an author would open: the first problem found at collection, else
+    `where` (the TOML key the item is about), else the top of its file.
+    """
+
+    def __init__(self, *, check: Callable[[], list[Problem]], where: Location | None = None,
                  experimental: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        match_saved_form(self)
         self._check = check
-        self._line = line
+        self._where = where
         self.experimental = experimental
 
     def runtest(self) -> None:
@@ -38,11 +51,12 @@ class ProblemsItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, ProblemsFound):
-            return str(excinfo.value)
+            return item_failure(self, excinfo.value)
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, (self._line - 1) if self._line else 0, f"tcab: {self.name}"
+        path, line = self._where or (self.path, None)
+        return path, (line - 1) if line else 0, f"tcab: {self.name}"
 
 
 class ManifestFile(pytest.File):
@@ -64,16 +78,18 @@ class ManifestFile(pytest.File):
             problems = resolution.problems_for(slug)
             yield ProblemsItem.from_parent(
                 self, name=f"resolve[{slug}]", check=lambda problems=problems: problems,
-                line=first_line(problems, self.path), experimental=experimental,
+                where=first_location(problems) or key_location(self.path, ("variants",), ("slug",)),
+                experimental=experimental,
             )
         if resolution.errata is not None:
             errata = resolution.errata
             yield ProblemsItem.from_parent(
-                self, name="errata", check=lambda: errata, line=first_line(errata, self.path),
-                experimental=experimental,
+                self, name="errata", check=lambda: errata,
+                where=first_location(errata) or (self.path.parent / ERRATA_FILE, 1), experimental=experimental,
             )
         yield ProblemsItem.from_parent(
-            self, name="slug", check=lambda: slug_problems(suite, self.path), experimental=experimental,
+            self, name="slug", check=lambda: slug_problems(suite, self.path),
+            where=key_location(self.path, ("slug",)), experimental=experimental,
         )
         if resolution.case is not None:
             yield from catalog_template_items(self, resolution.case, experimental)
@@ -94,7 +110,7 @@ class ManifestFile(pytest.File):
             if variant.reference_implementation is None:
                 continue
             run = reference_context(self.config, case, variant)
-            yield ReferenceRun.from_parent(self, name=f"reference[{variant.slug}]", run=run)
+            yield ReferenceRun.from_parent(self, name=f"reference-{variant.slug}", run=run)
 
 
 class SuiteConfigFile(pytest.File):
@@ -104,9 +120,14 @@ class SuiteConfigFile(pytest.File):
         suite = suite_for(self.config, self.path)
         problems = suite.config_problems
         yield ProblemsItem.from_parent(self, name="config", check=lambda: problems,
-                                       line=first_line(problems, self.path))
+                                       where=first_location(problems))
 
 
-def first_line(problems: list[Problem], path: Path) -> int | None:
-    """The first line of `path` the problems point at: where the item's location should lead."""
-    return min((p.line for p in problems if p.path == path and p.line), default=None)
+def first_location(problems: list[Problem]) -> Location | None:
+    """Where the first located problem is: where the item's location should lead."""
+    return next(((p.path, p.line) for p in problems if p.line), None)
+
+
+def key_location(path: Path, *keys: KeyPath) -> Location:
+    """The line of the first of `keys` declared in `path` (else its top): what an item is about."""
+    return path, next((line for key in keys if (line := line_in(path, key))), 1)

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from pytest_tcab.author import ProblemsItem
-from pytest_tcab.author import first_line
+from pytest_tcab.author import first_location
+from pytest_tcab.author import key_location
 from pytest_tcab.prompts import definition_template_items
 from pytest_tcab.resolve.definition import ASSET_FILE
 from pytest_tcab.resolve.definition import SPECIFICATION_FILE
@@ -40,9 +41,9 @@ class DefinitionFile(pytest.File):
             return
         problems = resolution.problems
         yield ProblemsItem.from_parent(self, name="resolve", check=lambda: problems,
-                                       line=first_line(problems, self.path), experimental=experimental)
+                                       where=first_location(problems), experimental=experimental)
         yield ProblemsItem.from_parent(self, name="slug", check=lambda: definition_slug_problems(suite, self.path),
-                                       experimental=experimental)
+                                       where=key_location(self.path, ("name",)), experimental=experimental)
         if resolution.case is not None:
             yield from definition_template_items(self, resolution.case, suite.config, experimental)
             yield from definition_seed_items(self, suite, resolution.case, experimental)
@@ -56,7 +57,7 @@ class VersionTreeFile(pytest.File):
         assert folder is not None  # only such paths are collected as this
         problems = suite_for(self.config, self.path).version_tree(folder).file_problems(self.path)
         yield ProblemsItem.from_parent(self, name="resolve", check=lambda: problems,
-                                       line=first_line(problems, self.path))
+                                       where=first_location(problems))
 
 
 def collect_definition_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

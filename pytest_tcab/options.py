@@ -1,18 +1,20 @@
-"""Every `--tcab-*` option: names, parsers and registration, light enough for `pytest --help`.
+"""Every `--tcab-*` option and its ini twin: names, parsers and registration, light enough for `pytest --help`.
 
 The plugin is loaded in every pytest session of an environment that installs it, so this
 module and `plugin.py` import nothing heavy; the collectors come in when a suite is collected.
+Each option `--tcab-x-y` has the ini key `tcab_x_y`: the command line wins, then the ini file
+(paths relative to it), then the default. Code reads the effective value with `config.getoption`.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+from typing import Any
 
 import pytest
 
 SUITE_OPTION = "--tcab-suite"
-SUITE_INI = "tcab_suite"
 RUN_OPTION = "--tcab-run"
 SEED_OPTION = "--tcab-seed"
 VIEWPORT_OPTION = "--tcab-viewport"
@@ -51,11 +53,10 @@ def parse_ratio(text: str) -> float:
 
 
 def add_options(parser: pytest.Parser) -> None:
-    """Every `--tcab-*` option, in one group, and the `tcab_suite` ini key."""
+    """Every `--tcab-*` option, in one group, each with its ini twin."""
     group = parser.getgroup("tcab", "Test Cabinet suites")
     group.addoption(SUITE_OPTION, dest="tcab_suite", metavar="SUITE",
                     help="collect the Test Cabinet suite rooted at SUITE (alone, when no paths are given)")
-    parser.addini(SUITE_INI, "default for --tcab-suite, relative to the ini file")
     group.addoption("--tcab-experimental", dest="tcab_experimental", action="store_true",
                     help="collect experimental cases too (as TCAB_BACKEND_ALLOW_EXPERIMENTAL=1 does)")
     group.addoption(RUN_OPTION, dest="tcab_run", metavar="DIR", action="append",
@@ -94,3 +95,73 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(CAPTURE_BASELINES_OPTION, dest="tcab_capture_baselines", action="store_true",
                     help="drive every validation script against its variant's reference implementation and "
                          "write validation-baseline/<variant>/ into the version folder")
+    add_ini_twins(parser, group)
+
+
+_arguments: list[Any] = []
+"""The group's options (pytest `Argument`s), as `add_ini_twins` found them."""
+_defaults: dict[str, Any] = {}
+"""Each option's default, kept here: argparse's is None, so that a value left unset on the
+command line can be told from one given, and taken from the ini file instead."""
+_PATH_METAVARS = frozenset({"SUITE", "DIR", "PATH"})
+_from_ini_key = pytest.StashKey[frozenset[str]]()
+
+
+def add_ini_twins(parser: pytest.Parser, group: Any) -> None:
+    """An ini key per option of `group`, named as its dest: `--tcab-max-diff` -> `tcab_max_diff`."""
+    _arguments[:] = group.options
+    for argument in group.options:
+        attrs = argument.attrs()
+        flag = attrs.get("action") == "store_true"
+        _defaults[argument.dest] = attrs.get("default", False if flag else None)
+        argument.default = None
+        shown = "" if _defaults[argument.dest] in (None, False) else f" (default {_defaults[argument.dest]})"
+        many = attrs.get("action") == "append"
+        parser.addini(argument.dest, f"default for {argument.names()[-1]}{shown}{' (one per line)' if many else ''}",
+                      type="bool" if flag else "linelist" if many else "string")
+
+
+def apply_ini(config: pytest.Config) -> None:
+    """Fill every option the command line left unset from its ini key, else its default."""
+    from_ini = set()
+    for argument in _arguments:
+        dest = argument.dest
+        if getattr(config.option, dest, None) is not None:
+            continue
+        value = _ini_value(config, argument)
+        if value is None:
+            value = _defaults.get(dest)
+        else:
+            from_ini.add(dest)
+        setattr(config.option, dest, value)
+    config.stash[_from_ini_key] = frozenset(from_ini)
+
+
+def from_ini(config: pytest.Config, dest: str) -> bool:
+    """Whether option `dest` took its value from the ini file (not the command line or a default)."""
+    return dest in config.stash.get(_from_ini_key, frozenset())
+
+
+def _ini_value(config: pytest.Config, argument: Any) -> Any:
+    raw = config.getini(argument.dest)
+    if raw in ("", None, [], False):
+        return None
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, list):
+        return [_parse_ini(config, argument, str(value)) for value in raw]
+    return _parse_ini(config, argument, str(raw))
+
+
+def _parse_ini(config: pytest.Config, argument: Any, text: str) -> Any:
+    text = text.strip()
+    if argument.attrs().get("metavar") in _PATH_METAVARS:
+        base = config.inipath.parent if config.inipath else config.rootpath
+        text = str(base / text)
+    parse = getattr(argument, "type", None)
+    if parse is None or isinstance(parse, str):
+        return text
+    try:
+        return parse(text)
+    except (ValueError, argparse.ArgumentTypeError) as exc:
+        raise pytest.UsageError(f"ini option {argument.dest} = {text!r}: {exc}") from None

@@ -29,7 +29,14 @@ def skip_unless_strict(config: pytest.Config, reason: str) -> NoReturn:
     """Skip with `reason`; under `--tcab-strict` fail with it, as a gating validator would."""
     if config.getoption("tcab_strict"):
         pytest.fail(f"{reason} (--tcab-strict)", pytrace=False)
-    pytest.skip(reason)
+    skip_at_item(reason)
+
+
+def skip_at_item(reason: str) -> NoReturn:
+    """Skip, reported at the item's own location (its TOML line), not at the line that skipped.
+
+    What `@pytest.mark.skipif` does (pytest's `_use_item_location`, there since pytest 6)."""
+    raise pytest.skip.Exception(reason, _use_item_location=True)
 
 
 def mark_over_ceiling(item: pytest.Item) -> None:

@@ -16,13 +16,15 @@ from pytest_tcab.options import SUITE_OPTION
 from pytest_tcab.options import WASM_CACHE_OPTION  # noqa: F401 - re-exported for tests and users
 from pytest_tcab.options import WASM_TIMEOUT_OPTION  # noqa: F401 - re-exported for tests and users
 from pytest_tcab.options import add_options
+from pytest_tcab.options import apply_ini
+from pytest_tcab.options import from_ini
 from pytest_tcab.session import configured_root
 from pytest_tcab.session import end_session
 from pytest_tcab.session import experimental_allowed
 from pytest_tcab.session import run_dirs
 
 # Feature modules that are plugins of their own (hooks and fixtures beside the code they serve).
-pytest_plugins = ["pytest_tcab.run.browser", "pytest_tcab.outcomes", "pytest_tcab.run.reports"]
+pytest_plugins = ["pytest_tcab.outcomes", "pytest_tcab.selection", "pytest_tcab.run.browser", "pytest_tcab.run.reports"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -35,7 +37,9 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspec)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    apply_ini(config)
     root = configured_root(config)
     runs = run_dirs(config)
     run_dir = runs[0] if runs else None
@@ -62,10 +66,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_tcab.run.baselines import BaselineRecorder
 
         config.pluginmanager.register(BaselineRecorder(config), "tcab-baselines")
-    # Given a suite and no paths, collect the suite (or the run) alone, not the testpaths. Several
-    # runs are one tournament, collected under the first.
-    if root is not None and config.args_source != pytest.Config.ArgsSource.ARGS:
-        config.args = [str(run_dir.resolve()) if run_dir is not None else str(root)]
+    _choose_args(config, root, run_dir)
     if config.getoption("tcab_seed") is not None:
         from pytest_tcab import seeding
 
@@ -74,6 +75,27 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[seeding.seed_key] = target
         config.args = [str(target.path)]
         config.pluginmanager.register(seeding, "tcab-seed")  # its terminal summary
+
+
+def _choose_args(config: pytest.Config, root: Path | None, run_dir: Path | None) -> None:
+    """What to collect when no paths are given: the run (several runs are one tournament,
+    collected under the first), or the suite alone, not the testpaths.
+
+    A suite named only in the ini file is a default, not a command: the project's own paths
+    (given, or its `testpaths`) stay, and the suite is added when they do not already hold it.
+    """
+    if root is None or config.args_source == pytest.Config.ArgsSource.ARGS:
+        return
+    if run_dir is not None:
+        config.args = [str(run_dir.resolve())]
+    elif not from_ini(config, "tcab_suite"):
+        config.args = [str(root)]
+    elif not any(_is_under(root, Path(arg).resolve()) for arg in config.args):
+        config.args = [*config.args, str(root)]
+
+
+def _is_under(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -90,16 +112,23 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
     if runs:
         if path.resolve() == runs[0].resolve():
             from pytest_tcab.run.context import RunDirectory
+            from pytest_tcab.run.context import fs_nodeid
 
-            return RunDirectory.from_parent(parent, path=path)
+            return RunDirectory.from_parent(parent, path=path, nodeid=fs_nodeid(parent.config, path))
         return None
     # Author mode: a suite's folders yield only what its layout can hold.
     return suite_directory(path, parent, configured_root(parent.config))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if parent.config.getoption("tcab_run") is not None:
-        return None  # run mode collects the run directory alone
+    if run_dirs(parent.config):
+        # Run mode collects the run alone; a run without run.toml lives under its case's manifest.
+        from pytest_tcab.run.context import RunToml
+        from pytest_tcab.run.context import run_anchor
+
+        if file_path.name.endswith(".toml") and run_anchor(parent.config, file_path):
+            return RunToml.from_parent(parent, path=file_path)
+        return None
     if file_path.suffix != ".toml":
         return None  # every suite file is TOML: anything else costs nothing
     from pytest_tcab.author import ManifestFile

@@ -160,7 +160,7 @@ class TemplateItem(ProblemsItem):
     """
 
     def __init__(self, *, rendering: Rendering, **kwargs: Any) -> None:
-        super().__init__(check=self._render, **kwargs)
+        super().__init__(check=self._render, path=rendering.template, where=(rendering.template, 1), **kwargs)
         self.rendering = rendering
 
     def _render(self) -> list[Problem]:
@@ -170,9 +170,6 @@ class TemplateItem(ProblemsItem):
             return [as_problem(self.rendering.template, error)]
         self.add_report_section("call", "rendered", text)
         return []
-
-    def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.rendering.template, 0, f"tcab: {self.name}"
 
 
 def catalog_template_items(parent: pytest.Collector, case: CaseVersion,

@@ -32,6 +32,7 @@ from typing import Any
 import pytest
 
 from pytest_tcab.author import ProblemsItem
+from pytest_tcab.author import key_location
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import DefinitionCase
 from pytest_tcab.case import SeededSpecification
@@ -40,8 +41,11 @@ from pytest_tcab.errors import KeyPath
 from pytest_tcab.errors import Problem
 from pytest_tcab.errors import ProblemsFound
 from pytest_tcab.errors import TcabError
+from pytest_tcab.failures import is_plain
+from pytest_tcab.failures import item_failure
 from pytest_tcab.layout import CONFIG_FILE
 from pytest_tcab.models.definition import CODE_TYPES
+from pytest_tcab.nodeids import match_saved_form
 from pytest_tcab.options import SEED_OPTION
 from pytest_tcab.outcomes import skip_unless_strict
 from pytest_tcab.paths import contained
@@ -412,13 +416,19 @@ class SeedItem(pytest.Function):
 
     experimental = False
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        match_saved_form(self)
+
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        if isinstance(excinfo.value, TcabError):
-            return str(excinfo.value)
+        if is_plain(excinfo.value):
+            return item_failure(self, excinfo.value)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, 0, f"tcab: {self.name}"
+        """The workspace key: where the seeding plan starts."""
+        path, line = key_location(self.path, ("workspace",))
+        return path, (line - 1) if line else 0, f"tcab: {self.name}"
 
 
 def seed_item(parent: pytest.Collector, name: str, plan: Callable[[], SeedPlan], out: Path | None,

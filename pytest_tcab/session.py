@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_tcab.options import SUITE_INI
-
 if TYPE_CHECKING:
     from pytest_tcab.suite import Suite
 
@@ -20,7 +18,7 @@ TEMPLATE_CACHE = "tcab-templates"
 
 
 def configured_root(config: pytest.Config) -> Path | None:
-    """The suite root named by `--tcab-suite`, or by the ini option relative to the ini file."""
+    """The suite root named by `--tcab-suite`, or by the ini option `tcab_suite` (relative to the ini file)."""
     if configured_key not in config.stash:
         config.stash[configured_key] = _configured_root(config)
     return config.stash[configured_key]
@@ -28,13 +26,7 @@ def configured_root(config: pytest.Config) -> Path | None:
 
 def _configured_root(config: pytest.Config) -> Path | None:
     given = config.getoption("tcab_suite")
-    if given:
-        return Path(given).resolve()
-    ini = config.getini(SUITE_INI)
-    if ini:
-        base = config.inipath.parent if config.inipath else config.rootpath
-        return (base / str(ini)).resolve()
-    return None
+    return Path(given).resolve() if given else None
 
 
 def run_dirs(config: pytest.Config) -> list[Path]:

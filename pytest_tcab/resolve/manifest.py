@@ -60,6 +60,7 @@ CASE_TYPES = (
 )
 CODE_TYPES = frozenset({"end-to-end", "full-stack"})
 DEFAULT_VARIANT = "default"
+ERRATA_FILE = "errata.toml"
 """The slug of the single implicit variant of a case that declares no `variants`."""
 REVIEWED_TABLES = {"domain": "`[[domain]]`", "review": "`[review]`", "review_item": "`[[review_item]]`"}
 """What a reviewer scores: a performance case has none of it, since answers and fuel are its score."""
@@ -332,7 +333,7 @@ class VersionResolver:
 
     # -- errata ------------------------------------------------------------------------
     def _errata(self, variants: list[Variant | None]) -> tuple[Erratum, ...]:
-        path = self.folder / "errata.toml"
+        path = self.folder / ERRATA_FILE
         if not path.exists():
             return ()
         problems: list[Problem] = []

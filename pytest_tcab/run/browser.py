@@ -25,6 +25,10 @@ from urllib.parse import urlsplit
 import pytest
 
 from pytest_tcab.errors import TcabError
+from pytest_tcab.failures import is_plain
+from pytest_tcab.failures import item_failure
+from pytest_tcab.nodeids import match_saved_form
+from pytest_tcab.outcomes import skip_at_item
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext
@@ -405,7 +409,7 @@ def tcab_browser(
     """The session's browser, or a skip with NO_BROWSER_REASON when this host has none."""
     location = find_chromium(request.config.getoption("tcab_chromium", None))
     if location is None:
-        pytest.skip(NO_BROWSER_REASON)
+        skip_at_item(NO_BROWSER_REASON)
     confine = not request.config.getoption("tcab_no_sandbox", False)
     if not confine:
         warnings.warn(pytest.PytestWarning(NOT_CONFINED), stacklevel=1)
@@ -428,6 +432,10 @@ class BrowserFunction(pytest.Function):
     _unavailable: str | None = None
     """Why the session's browser cannot start (no confinement, a failed launch): the item fails
     with it in its call phase, as a message, never as a setup traceback."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        match_saved_form(self)
 
     def use_browser(self, browser: BrowserSession) -> None:
         raise NotImplementedError
@@ -454,8 +462,8 @@ class BrowserFunction(pytest.Function):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         """Our failures as their plain message, never a traceback."""
-        if isinstance(excinfo.value, TcabError):
-            return str(excinfo.value)
+        if is_plain(excinfo.value):
+            return item_failure(self, excinfo.value)
         return pytest.Function.repr_failure(self, excinfo)
 
 

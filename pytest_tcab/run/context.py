@@ -14,6 +14,7 @@ import importlib
 import re
 import shutil
 import tempfile
+from collections.abc import Generator
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,8 @@ from pytest_tcab.case import Variant
 from pytest_tcab.errors import Problem
 from pytest_tcab.errors import ProblemsFound
 from pytest_tcab.errors import TcabError
+from pytest_tcab.failures import is_plain
+from pytest_tcab.failures import item_failure
 from pytest_tcab.models.definition import AdversarialDefinition
 from pytest_tcab.models.definition import CodeDefinition
 from pytest_tcab.models.definition import PerformanceDefinition
@@ -39,12 +42,15 @@ from pytest_tcab.models.manifest import Build
 from pytest_tcab.models.manifest import humanize
 from pytest_tcab.models.suite import RunFile
 from pytest_tcab.models.validate import validate
+from pytest_tcab.nodeids import match_saved_form
 from pytest_tcab.outcomes import skip_unless_strict
 from pytest_tcab.resolve.adversarial import adversarial_case
 from pytest_tcab.resolve.common import indefinite
 from pytest_tcab.resolve.manifest import DEFAULT_VARIANT
 from pytest_tcab.suite import FoundDefinition
 from pytest_tcab.suite import Suite
+from pytest_tcab.toml import TomlDocument
+from pytest_tcab.toml import line_in
 from pytest_tcab.toml import load
 
 if TYPE_CHECKING:
@@ -321,31 +327,59 @@ class RunContext:
 
 
 class RunItem(pytest.Item):
-    """Base of run-mode items: they carry their run's identity and figures in user_properties."""
+    """Base of run-mode items: each report carries the run's identity and the item's figures.
+
+    Whole, as `report.tcab` (what results.json is built from; pytest-xdist ships it to the
+    controller); flat, as plain `tcab.<name>` user properties (what JUnit shows).
+    """
 
     kind = "run"
 
     def __init__(self, *, run: RunContext, key: str, location: tuple[Path, int | None] | None = None,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        match_saved_form(self)
         self.run = run
         self.key = key
         self._location = location
-        self.user_properties.append(("tcab.run", run.run_properties()))
-        self.user_properties.append(("tcab.item", {"kind": self.kind, "id": key}))
+        self.figures: dict[str, Any] = {}
+        identity = {**run.run_properties(), "kind": self.kind, "id": key}
+        self.user_properties.extend((f"tcab.{name}", value) for name, value in identity.items())
 
     def record(self, **figures: Any) -> None:
         """Attach figures (similarity, fuel, media paths) to this item's report, every text bounded."""
-        self.user_properties.append(("tcab.figures", bound_tree(figures)))
+        self.figures.update(bound_tree(figures))
+
+    def report_data(self) -> dict[str, Any]:
+        """What `report.tcab` holds: the run, the item, and its figures so far."""
+        return {"run": self.run.run_properties(), "item": {"kind": self.kind, "id": self.key},
+                "figures": dict(self.figures)}
+
+    def publish_figures(self) -> None:
+        """The figures with a plain value, as `tcab.<name>` user properties (JUnit), once each."""
+        present = {name for name, _ in self.user_properties}
+        for name, value in self.figures.items():
+            if isinstance(value, str | int | float | bool) and f"tcab.{name}" not in present:
+                self.user_properties.append((f"tcab.{name}", value))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, TcabError):
-            return str(excinfo.value)
+        if is_plain(excinfo.value):
+            return item_failure(self, excinfo.value)
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         path, line = self._location or (self.run.case.manifest_path, None)
         return path, (line - 1) if line else 0, f"tcab: {self.name}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    report = yield
+    if isinstance(item, RunItem):
+        if call.when != "teardown":
+            item.publish_figures()  # before the teardown report, the one JUnit reads properties from
+        report.tcab = item.report_data()
+    return report
 
 
 class BuildFailed(TcabError):
@@ -437,9 +471,35 @@ def pytest_tcab_run_items(run: RunContext, parent: pytest.Collector) -> Iterator
 
 
 def _build_and_proofs(run: RunContext, parent: pytest.Collector) -> Iterator[pytest.Item]:
-    yield BuildItem.from_parent(parent, name="build", run=run, key="build")
+    manifest = run.case.manifest_path
+    yield BuildItem.from_parent(parent, name="build", run=run, key="build",
+                                location=(manifest, line_in(manifest, ("build",))))
+    # A variant's proofs follow the common ones in its effective set; both are declared as `[[proof]]`.
     for proof in () if run.reference else run.variant.proofs:
-        yield ProofItem.from_parent(parent, name=f"proof[{proof.id}]", run=run, key=proof.id, proof=proof)
+        yield ProofItem.from_parent(parent, name=f"proof[{proof.id}]", run=run, key=proof.id, proof=proof,
+                                    location=proof_location(run.case, run.variant, proof.id))
+
+
+def variant_documents(case: CaseVersion, variant: Variant) -> list[TomlDocument]:
+    """The TOML documents that declare `variant`'s effective set: the manifest, then its variant file."""
+    manifest = load(case.manifest_path)
+    if not isinstance(manifest, TomlDocument):
+        return []
+    documents = [manifest]
+    for relative in manifest.data.get("variants", []):
+        loaded = load(case.folder / relative)
+        if isinstance(loaded, TomlDocument) and (loaded.data.get("slug") or loaded.path.stem) == variant.slug:
+            documents.append(loaded)
+    return documents
+
+
+def proof_location(case: CaseVersion, variant: Variant, proof_id: str) -> tuple[Path, int | None]:
+    """The `[[proof]]` table declaring `proof_id`, in the manifest or the variant file."""
+    for document in variant_documents(case, variant):
+        for index, proof in enumerate(document.data.get("proof", [])):
+            if proof.get("id") == proof_id:
+                return document.path, document.line_of(("proof", index))
+    return case.manifest_path, None
 
 
 class RunDirectory(pytest.Directory):
@@ -447,34 +507,99 @@ class RunDirectory(pytest.Directory):
 
     Several runs (`--tcab-run` given again, or DIR a folder whose subfolders are runs) are
     collected here, under the first: they are the controllers of one adversarial tournament.
+    The items live under `DIR/.tcab/run.toml` (a file an IDE opens and pytest selects by id),
+    or under the case's manifest when DIR has none (`--tcab-case` names the case, or DIR is a
+    folder of runs).
     """
 
-    def collect(self) -> Iterator[pytest.Item]:
-        from pytest_tcab.session import configured_root
-        from pytest_tcab.session import run_dirs
-        from pytest_tcab.session import suite_for
+    def collect(self) -> Iterator[pytest.Collector]:
+        run = session_run(self.config)
+        if isinstance(run, TcabError):
+            raise self.CollectError(str(run))
+        run_file = self.path / RUN_FILE
+        if run_file.is_file():
+            yield RunSettings.from_parent(self, path=run_file.parent, nodeid=fs_nodeid(self.config, run_file.parent))
+        else:
+            yield RunToml.from_parent(self, path=run.case.manifest_path,
+                                      nodeid=fs_nodeid(self.config, run.case.manifest_path))
 
-        # The run names its case in the configured suite, wherever the run dir itself lives.
-        suite = suite_for(self.config, configured_root(self.config) or self.path / RUN_FILE)
-        given = run_dirs(self.config)
-        folders = [found for path in (given if len(given) > 1 else [self.path]) for found in runs_in(path)]
-        try:
-            runs = [self._run(suite, folder) for folder in folders]
-            run = runs[0] if len(runs) == 1 else tournament_context(self.config, runs, self._tournament_label(runs))
-        except TcabError as exc:
-            raise self.CollectError(str(exc)) from None
+
+class RunSettings(pytest.Directory):
+    """`DIR/.tcab/`: the folder of the run file, on the way to it."""
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        yield RunToml.from_parent(self, path=self.path / RUN_FILE.name,
+                                  nodeid=fs_nodeid(self.config, self.path / RUN_FILE.name))
+
+
+class RunToml(pytest.File):
+    """The file a run's items live under: `DIR/.tcab/run.toml`, or the case's manifest."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        run = session_run(self.config)
+        if isinstance(run, TcabError):
+            raise self.CollectError(str(run))
         yield from run_items(self, run)
 
-    def _run(self, suite: Suite, folder: Path) -> RunContext:
-        spec = read_run_spec(folder, self.config.getoption("tcab_case"))
-        case, variant = find_case(suite, spec)
-        return RunContext(self.config, case, variant, folder, spec.engine or "none", label=folder.name)
 
-    def _tournament_label(self, runs: list[RunContext]) -> str:
-        """A folder of runs is named by the folder; runs given one by one, by their case."""
-        from pytest_tcab.session import run_dirs
+_session_run_key = pytest.StashKey["RunContext | TcabError"]()
 
-        return self.path.name if len(run_dirs(self.config)) <= 1 else f"{runs[0].case.slug}-tournament"
+
+def session_run(config: pytest.Config) -> RunContext | TcabError:
+    """The run (or tournament) `--tcab-run` names, resolved once per session, or why it cannot be."""
+    if _session_run_key not in config.stash:
+        config.stash[_session_run_key] = _resolve_runs(config)
+    return config.stash[_session_run_key]
+
+
+def _resolve_runs(config: pytest.Config) -> RunContext | TcabError:
+    from pytest_tcab.session import configured_root
+    from pytest_tcab.session import run_dirs
+    from pytest_tcab.session import suite_for
+
+    given = [path.resolve() for path in run_dirs(config)]
+    # The run names its case in the configured suite, wherever the run dir itself lives.
+    suite = suite_for(config, configured_root(config) or given[0] / RUN_FILE)
+    folders = [found for path in given for found in runs_in(path)]
+    try:
+        runs = [_run(config, suite, folder) for folder in folders]
+        if len(runs) == 1:
+            return runs[0]
+        # A folder of runs is named by the folder; runs given one by one, by their case.
+        label = given[0].name if len(given) == 1 else f"{runs[0].case.slug}-tournament"
+        return tournament_context(config, runs, label)
+    except TcabError as exc:
+        return exc
+
+
+def _run(config: pytest.Config, suite: Suite, folder: Path) -> RunContext:
+    spec = read_run_spec(folder, config.getoption("tcab_case"))
+    case, variant = find_case(suite, spec)
+    return RunContext(config, case, variant, folder, spec.engine or "none", label=folder.name)
+
+
+def run_anchor(config: pytest.Config, path: Path) -> bool:
+    """Whether `path` is the manifest a run without run.toml hangs its items under (re-run by id)."""
+    from pytest_tcab.session import run_dirs
+
+    if (run_dirs(config)[0] / RUN_FILE).is_file():
+        return False
+    run = session_run(config)
+    return not isinstance(run, TcabError) and run.case.manifest_path.resolve() == path.resolve()
+
+
+def fs_nodeid(config: pytest.Config, path: Path) -> str | None:
+    """A node id for `path`: pytest's (rootdir-relative) inside rootdir, the absolute path outside.
+
+    pytest names a path outside rootdir relative to the argument it was found under, an id
+    that selects nothing when given back; the absolute path selects the same node from anywhere.
+    """
+    path = path.resolve()
+    try:
+        path.relative_to(config.rootpath)
+    except ValueError:
+        return path.as_posix()
+    return None
 
 
 def runs_in(path: Path) -> list[Path]:
@@ -521,7 +646,11 @@ def reference_context(config: pytest.Config, case: CaseVersion, variant: Variant
 
 
 class ReferenceRun(pytest.Collector):
-    """`reference[<variant>]`: a variant's reference implementation, validated as a run."""
+    """`reference-<variant>`: a variant's reference implementation, validated as a run.
+
+    No brackets: pytest splits an id given on the command line at its first `[`, so only a
+    leaf may carry them (see `pytest_tcab.nodeids`).
+    """
 
     def __init__(self, *, run: RunContext, **kwargs: Any) -> None:
         super().__init__(**kwargs)

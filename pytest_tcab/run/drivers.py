@@ -35,9 +35,8 @@ from pytest_tcab.run.browser import browser_test
 from pytest_tcab.run.context import BASELINE_FOLDER
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.context import RunItem
+from pytest_tcab.run.context import variant_documents
 from pytest_tcab.scoring import excluded_verdicts
-from pytest_tcab.toml import TomlDocument
-from pytest_tcab.toml import load
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext
@@ -245,16 +244,8 @@ def excluding_errata(case: CaseVersion, variant: Variant) -> dict[str, str]:
 
 def validation_lines(case: CaseVersion, variant: Variant) -> dict[str, tuple[Path, int | None]]:
     """Verdict id -> the file and line of its `validation` table (test-case.toml or the variant file)."""
-    manifest = load(case.manifest_path)
-    if not isinstance(manifest, TomlDocument):
-        return {}
-    documents = [manifest]
-    for relative in manifest.data.get("variants", []):
-        loaded = load(case.folder / relative)
-        if isinstance(loaded, TomlDocument) and (loaded.data.get("slug") or loaded.path.stem) == variant.slug:
-            documents.append(loaded)
     return {verdict: (document.path, document.line_of(key))
-            for document in documents for verdict, key in _validation_keys(document.data)}
+            for document in variant_documents(case, variant) for verdict, key in _validation_keys(document.data)}
 
 
 def _validation_keys(data: dict[str, Any]) -> Iterator[tuple[str, KeyPath]]:

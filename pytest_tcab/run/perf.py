@@ -221,6 +221,9 @@ def _quote(data: bytes, start: int) -> str:
 class PerfItem(RunItem):
     """A performance item: it works through its run's shared `PerfRun`."""
 
+    wasm = True
+    """Marked `wasm` (`pytest_tcab.selection`)."""
+
     def __init__(self, *, perf: PerfRun, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.perf = perf
@@ -276,8 +279,7 @@ class FuelItem(CaseItem):
         budget = math.floor(Fraction(sandbox.fuel_limit) * Fraction(case.fuel_runway))
         self.record(fuel_limit=sandbox.fuel_limit, fuel_runway=case.fuel_runway)
         if result.outcome in ("ok", "out-of-fuel"):
-            self.user_properties.append((FUEL_PROPERTY, result.fuel_consumed))
-            self.record(fuel=result.fuel_consumed)
+            self.record(fuel=result.fuel_consumed)  # JUnit shows it as FUEL_PROPERTY
         if result.outcome == "out-of-fuel":
             raise PerfFailed(
                 f"ran out of the runway: spent all {result.fuel_consumed:,} fuel (fuel_limit "

@@ -1,8 +1,8 @@
 """Run results: every run item's outcome and figures, written to results.json and summarised.
 
-Items carry their run's identity and their figures in `user_properties`, so the recorder
-needs nothing from collection: it reads reports, which is also what reaches the controller
-under pytest-xdist. It writes `results.json` (and the HTML report) once, at the session's end.
+Each run item's report carries its run's identity and its figures (`report.tcab`, see
+`RunItem`), so the recorder needs nothing from collection: it reads reports, which is also
+what reaches the controller under pytest-xdist. It writes `results.json` (and the HTML report) once, at the session's end.
 """
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ from pytest_tcab.outcomes import COUNTED_FAILED
 from pytest_tcab.outcomes import OVER_CEILING
 from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import STATUS_PROPERTY
+from pytest_tcab.selection import XDIST_GROUP_PREFIX
 
 results_key = pytest.StashKey["ResultsRecorder"]()
+_DESELECTED_OUTPUT = "tcab_deselected"
 
 
 @dataclass
@@ -32,6 +34,8 @@ class RunRecord:
 
     identity: dict[str, str]
     items: dict[str, dict[str, Any]] = field(default_factory=dict)
+    deselected: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Items of the run that `-k`, `-m`, `--lf` or a node id left out: a partial run."""
 
     def counts(self) -> Counter[str]:
         return Counter(item["outcome"] for item in self.items.values())
@@ -47,20 +51,35 @@ class ResultsRecorder:
         self.written: list[Path] = []
 
     # -- collecting ----------------------------------------------------------------------
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        from pytest_tcab.run.context import RunItem
+
+        for item in items:
+            if isinstance(item, RunItem):
+                self._deselect(plain_nodeid(item.nodeid), item.report_data())
+
+    def _deselect(self, nodeid: str, data: dict[str, Any]) -> None:
+        run = self.runs.setdefault(data["run"]["run"], RunRecord(data["run"]))
+        run.deselected[nodeid] = data["item"]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """pytest-xdist: a worker's deselected items (workers collect and deselect; the controller does not)."""
+        for nodeid, data in getattr(node, "workeroutput", {}).get(_DESELECTED_OUTPUT, {}).items():
+            self._deselect(nodeid, data)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        props: dict[str, Any] = dict(report.user_properties)
-        identity: dict[str, str] | None = props.get("tcab.run")
-        item: dict[str, str] | None = props.get("tcab.item")
-        if not identity or not item:
+        data: dict[str, Any] | None = getattr(report, "tcab", None)
+        if not data:
             return
         if report.when != "call" and not (report.failed or report.skipped):
             return
+        props: dict[str, Any] = dict(report.user_properties)
+        identity: dict[str, str] = data["run"]
+        item: dict[str, str] = data["item"]
+        figures: dict[str, Any] = data["figures"]
         run = self.runs.setdefault(identity["run"], RunRecord(identity))
-        figures: dict[str, Any] = {}
-        for name, value in report.user_properties:
-            if name == "tcab.figures":
-                figures.update(value)  # type: ignore[call-overload]  # our own dict, see RunItem.record
-        entry = run.items.setdefault(report.nodeid, {"kind": item["kind"], "id": item["id"]})
+        entry = run.items.setdefault(plain_nodeid(report.nodeid), {"kind": item["kind"], "id": item["id"]})
         entry["outcome"] = _outcome(report, props)
         entry["duration_s"] = round(entry.get("duration_s", 0.0) + report.duration, 3)
         entry.update(figures)
@@ -73,9 +92,12 @@ class ResultsRecorder:
 
         runs = []
         for label, record in sorted(self.runs.items()):
+            partial = {"partial": True, "deselected": [dict(nodeid=nodeid, **item) for nodeid, item
+                                                       in sorted(record.deselected.items())]}
             runs.append({
                 **record.identity,
                 "counts": dict(sorted(record.counts().items())),
+                **(partial if record.deselected else {"partial": False}),
                 "items": [dict(nodeid=nodeid, **entry) for nodeid, entry in sorted(record.items.items())],
                 **scoring_report.for_run(self.config, record),
             })
@@ -88,10 +110,18 @@ class ResultsRecorder:
             data["suite_changed"] = changed
         return {**data, "runs": runs}
 
-    @pytest.hookimpl(trylast=True)
+    @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if hasattr(self.config, "workerinput") or not self.runs:
-            return  # an xdist worker: the controller writes the results
+        """Write results.json and report.html, and hand JUnit the scores before it writes its file."""
+        workeroutput = getattr(self.config, "workeroutput", None)
+        if workeroutput is not None:  # an xdist worker: the controller writes the results
+            workeroutput[_DESELECTED_OUTPUT] = {
+                nodeid: {"run": run.identity, "item": item}
+                for run in self.runs.values() for nodeid, item in run.deselected.items()
+            }
+            return
+        if not self.runs:
+            return
         self.out_dir.mkdir(parents=True, exist_ok=True)
         data = self.results()
         path = self.out_dir / "results.json"
@@ -100,6 +130,7 @@ class ResultsRecorder:
         from pytest_tcab.run.report import write_report
 
         self.written.append(write_report(data, self.out_dir))
+        _junit_suite_properties(self.config, data)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.runs or hasattr(self.config, "workerinput"):
@@ -119,6 +150,27 @@ class ResultsRecorder:
                 terminalreporter.write_line(f"  {line}")
         for path in self.written:
             terminalreporter.write_line(f"wrote {path}")
+
+
+def _junit_suite_properties(config: pytest.Config, data: dict[str, Any]) -> None:
+    """Each run's score and fuel as `<testsuite>` properties of `--junitxml`, when it is written."""
+    from _pytest.junitxml import xml_key  # what the `record_testsuite_property` fixture uses
+
+    xml = config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    for run in data["runs"]:
+        suffix = "" if len(data["runs"]) == 1 else f"[{run['run']}]"
+        if "score" in run:
+            xml.add_global_property(f"tcab.score{suffix}", f"{run['score']['earned']:g}/{run['score']['available']:g}")
+        if run.get("performance", {}).get("total_fuel") is not None:
+            xml.add_global_property(f"tcab.total_fuel{suffix}", run["performance"]["total_fuel"])
+
+
+def plain_nodeid(nodeid: str) -> str:
+    """`nodeid` without the `@<group>` pytest-xdist appends under `--dist loadgroup`."""
+    head, marker, _ = nodeid.rpartition(f"@{XDIST_GROUP_PREFIX}")
+    return head if marker else nodeid
 
 
 def _outcome(report: pytest.TestReport, props: dict[str, Any]) -> str:
@@ -174,6 +226,7 @@ def _figure_lines(run: dict[str, Any]) -> list[str]:
             f"score: {score['earned']:g} of {score['available']:g} points earned;"
             f" {score['decided_weight']:g} decided automatically ({score['failed_weight']:g} failed),"
             f" {score['pending_weight']:g} left for the reviewer"
+            + (f", {score['not_run_weight']:g} not run (deselected)" if score.get("not_run") else "")
         )
     for erratum in run.get("errata", []):
         if erratum["affects_scoring"]:

@@ -53,16 +53,21 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
     weights = {unit.id: unit.weight for unit in variant.units()}
     decided = sorted(v for v, d in verdicts.items() if d is not None)
     failed = sorted(v for v, d in verdicts.items() if d is False)
+    # A partial run (-k, -m, --lf): a verdict left out was not run here, not left for the reviewer.
+    not_run = sorted(item["id"] for item in record.deselected.values() if item["kind"] == "validate")
+    pending = [v for v in result.pending if v not in not_run]
     return {
         "score": {
             "earned": result.earned,
             "available": result.available,
             "decided_weight": sum(weights.get(v, 0.0) for v in decided),
             "failed_weight": sum(weights.get(v, 0.0) for v in failed),
-            "pending_weight": result.pending_weight,
+            "pending_weight": sum(weights.get(v, 0.0) for v in pending) if not_run else result.pending_weight,
+            "not_run_weight": sum(weights.get(v, 0.0) for v in not_run),
             "automated": decided,
             "failed": failed,
-            "pending": list(result.pending),
+            "pending": pending,
+            "not_run": not_run,
             "excluded": sorted(excluded),
             "items": [
                 {"id": i.id, "earned": i.earned, "available": i.available, "pending": list(i.pending),

@@ -19,6 +19,7 @@ from pytest_tcab.errors import TcabError
 from pytest_tcab.models.definition import Toolchain
 from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import mark_recorded
+from pytest_tcab.outcomes import skip_at_item
 from pytest_tcab.run.build import _step_failure
 from pytest_tcab.run.build import build_environment
 from pytest_tcab.run.build import ending
@@ -58,7 +59,7 @@ class ToolchainItem(RunItem):
             message = f"{_step_failure(self.key, result, timeout)}: a failing {self.key} rates the run broken"
             raise ToolchainFailed(f"{message}\n{result.tail()}".rstrip())
         mark_recorded(self)
-        pytest.skip(f"{RECORDED}: {ending(result, timeout)}")
+        skip_at_item(f"{RECORDED}: {ending(result, timeout)}")
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -58,8 +58,8 @@ def test_a_build_that_matches_its_mockups_passes(pytester: pytest.Pytester) -> N
     result.assert_outcomes(passed=3, skipped=1)
     result.stdout.fnmatch_lines(
         lines(
-            "good::check[title] PASSED*",
-            "good::check[play] PASSED*",
+            "good/.tcab/run.toml::check[title] PASSED*",
+            "good/.tcab/run.toml::check[play] PASSED*",
             "  check play: similarity 1.0000",
             "  check title: similarity 1.0000",
         )

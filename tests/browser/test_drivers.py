@@ -117,9 +117,9 @@ def test_each_way_a_drive_ends_has_its_exact_reason(gauge: Session, verdict: str
 
 def test_the_terminal_names_each_failure_and_the_score(gauge: Session) -> None:
     gauge.result.stdout.fnmatch_lines(lines(
-        "game::validate[counts] PASSED*",
-        "game::validate[unmet] SKIPPED (left for the reviewer: *",
-        "game::validate[excluded] XFAIL (excluded by erratum excluded-point: *",
+        "game/.tcab/run.toml::validate[counts] PASSED*",
+        "game/.tcab/run.toml::validate[unmet] SKIPPED (left for the reviewer: *",
+        "game/.tcab/run.toml::validate[excluded] XFAIL (excluded by erratum excluded-point: *",
         "*_ tcab: validate[doubles] _*",
         'verdict "doubles" is false: 1 + 2 read 3, expected 4',
         "*- tcab -*",
@@ -306,9 +306,10 @@ def test_a_broken_reference_copy_fails_exactly_the_broken_verdict(pytester: pyte
                                 "--tcab-case=pong@v2.0.0#base", "--tcab-out=out", "-k", "validate", "-v")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(lines(
-        "broken::validate[spin.stationary] PASSED*",
-        "broken::validate[spin.moving] PASSED*",
-        "broken::validate[scoring.point] FAILED*",
+        # No run.toml in the copy: the items live under the case manifest --tcab-case names.
+        "*/v2.0.0/test-case.toml::validate[spin.stationary] PASSED*",
+        "*/v2.0.0/test-case.toml::validate[spin.moving] PASSED*",
+        "*/v2.0.0/test-case.toml::validate[scoring.point] FAILED*",
         'verdict "scoring.point" is false: 1 of 2 expectations failed:',
         "    points gained by the right player: expected 1, actual 0",
     ))

@@ -44,7 +44,7 @@ def test_a_conftest_adds_a_family_after_the_plugins_own(pytester: pytest.Pyteste
         (run / "LICENSE").write_text("MIT\n", encoding="utf-8")
     result = pytester.runpytest("-p", "no:cacheprovider", "--tcab-suite=suite", "--tcab-run=run", "--tcab-out=out",
                                 "--collect-only", "-q")
-    assert result.stdout.lines[-4:-2] == ["run::fuel[a]", "run::license"]  # after every family of the plugin
+    assert result.stdout.lines[-4:-2] == ["run/.tcab/run.toml::fuel[a]", "run/.tcab/run.toml::license"]  # after every family of the plugin
     result = pytester.runpytest("-p", "no:cacheprovider", "--tcab-suite=suite", "--tcab-run=run", "--tcab-out=out",
                                 "-k", "license")
     if licensed:

@@ -143,7 +143,7 @@ def test_a_performance_definition_runs_as_a_performance_case(pytester: pytest.Py
     write(pytester.path / RUN, {Path("prebuilt/echo.wasm"): bytes(wasmtime.wat2wasm(ECHO_WAT))})
     result = pytester.runpytest(*ARGS, "-v")
     result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(lit("run::build PASSED*", "run::correctness[tiny] PASSED*", "run::fuel[big] PASSED*",
+    result.stdout.fnmatch_lines(lit("run/.tcab/run.toml::build PASSED*", "run/.tcab/run.toml::correctness[tiny] PASSED*", "run/.tcab/run.toml::fuel[big] PASSED*",
                                     "perf@v1.0.0:none (run): 3 passed"))
     run = the_run(pytester.path)
     assert {key: run[key] for key in ("case", "version", "engine", "layout")} == {
@@ -165,14 +165,14 @@ def test_an_end_to_end_definition_builds_then_typechecks(pytester: pytest.Pytest
     assert run["engine"] == "simple-2d"
     if passing:
         result.assert_outcomes(passed=2, skipped=1)
-        result.stdout.fnmatch_lines(lit("run::toolchain[typecheck] PASSED*",
+        result.stdout.fnmatch_lines(lit("run/.tcab/run.toml::toolchain[typecheck] PASSED*",
                                         "game@v1.0.0:simple-2d (run): 2 passed, 1 skipped"))
         assert items["toolchain[typecheck]"]["output"] == "types ok"
         assert run["toolchain"]["broken"] is False
         return
     result.assert_outcomes(passed=1, failed=1, skipped=1)
     result.stdout.fnmatch_lines(lit(
-        "run::toolchain[typecheck] FAILED*",
+        "run/.tcab/run.toml::toolchain[typecheck] FAILED*",
         "*_ tcab: toolchain[typecheck] _*",
         f"typecheck failed: `{FAILING_TYPECHECK}` exited 2: a failing typecheck rates the run broken",
         "src/main.ts(3,7): error TS2322: not a number",
@@ -195,13 +195,13 @@ def test_a_failing_lint_is_recorded_not_gating(pytester: pytest.Pytester, strict
     assert result.ret == pytest.ExitCode.OK
     assert result.parseoutcomes() == {"passed": 3, "recorded": 1, "deselected": 1}
     result.stdout.fnmatch_lines(lit(
-        "run::toolchain[typecheck] PASSED*",
-        "run::toolchain[lint] RECORDED*",
-        "run::toolchain[format] PASSED*",
+        "run/.tcab/run.toml::toolchain[typecheck] PASSED*",
+        "run/.tcab/run.toml::toolchain[lint] RECORDED*",
+        "run/.tcab/run.toml::toolchain[format] PASSED*",
         "game@v1.0.0:none (run): 3 passed, 1 recorded",
         "  toolchain lint: exit 1 (recorded)",
         "*- recorded, not gating -*",
-        f"RECORDED run::toolchain[lint] - `{FAILING_LINT}` exited 1",
+        f"RECORDED run/.tcab/run.toml::toolchain[lint] - `{FAILING_LINT}` exited 1",
         "1 recorded: only typecheck rates a run broken; the exit code and output of the others are in results.json",
         "*= 3 passed, 1 deselected, 1 recorded in *",
     ))

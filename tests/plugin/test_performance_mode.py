@@ -195,8 +195,8 @@ def test_example_bounce_perf_definition_run_end_to_end(pytester: pytest.Pytester
                                            "--tcab-case=bounce-perf", "-v")
     result.assert_outcomes(passed=5)
     result.stdout.fnmatch_lines([
-        "*runs/bounce::correctness[[]three] PASSED*",
-        "*runs/bounce::fuel[[]long-run] PASSED*",
+        "*runs/bounce/.tcab/run.toml::correctness[[]three] PASSED*",
+        "*runs/bounce/.tcab/run.toml::fuel[[]long-run] PASSED*",
         "bounce-perf@v1.0.0:none (bounce): 5 passed",
     ])
     (run,) = json.loads((pytester.path / ".tcab/results/results.json").read_text())["runs"]

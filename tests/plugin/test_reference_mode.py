@@ -40,7 +40,7 @@ def test_every_carom_driver_passes_on_both_reference_implementations(example: Se
     example.result.assert_outcomes(passed=13)
     manifest = f"{CAROM}/test-case.toml"
     example.result.stdout.fnmatch_lines(lines(*(
-        f"{manifest}::reference[{variant}]::validate[{verdict}] PASSED*"
+        f"{manifest}::reference-{variant}::validate[{verdict}] PASSED*"
         for variant, verdicts in (("base", ("spin.stationary", "spin.moving", "scoring.point")),
                                   ("frenzy", ("spin.stationary", "spin.moving", "scoring.point",
                                               "frenzy.escalation")))

@@ -121,10 +121,10 @@ def test_requirements_pass_fail_and_are_left_for_the_reviewer(pytester: pytest.P
     result = pytester.runpytest(*ARGS)
     result.assert_outcomes(passed=3, failed=1, skipped=2)
     result.stdout.fnmatch_lines([
-        "run::requirement[[]answers] PASSED*",
-        "run::requirement[[]fast] FAILED*",
-        "run::requirement[[]pretty] SKIPPED (left for the reviewer: *",
-        "run::requirement[[]unsure] SKIPPED (left for the reviewer: *",
+        "run/.tcab/run.toml::requirement[[]answers] PASSED*",
+        "run/.tcab/run.toml::requirement[[]fast] FAILED*",
+        "run/.tcab/run.toml::requirement[[]pretty] SKIPPED (left for the reviewer*",
+        "run/.tcab/run.toml::requirement[[]unsure] SKIPPED (left for the reviewer*",
         '*requirement "fast" (non-functional) is not met: The game SHOULD answer 43.',
         "  checks/fast.ts: false: answered 42, wanted 43",
         "  requirements: 1 passed of 2 decided = 50%; 2 left for the reviewer",

@@ -82,15 +82,15 @@ def test_a_failing_build_fails_every_item_that_needs_it(
     }
     assert only["counts"] == {"failed": 3, "skipped": 1}
     items = {item["nodeid"]: item for item in only["items"]}
-    build = items["good::build"]
+    build = items["good/.tcab/run.toml::build"]
     assert build["outcome"] == "failed"
     assert [(s["command"], s["returncode"], s["output"]) for s in build["steps"]] == [
         ("true", 0, ""),
         ("echo compiling; echo error: it broke >&2; exit 3", 3, "compiling\nerror: it broke"),
     ]
-    assert items["good::check[play]"]["message"].startswith("not run: build failed")
-    assert items["good::proof[shot]"] | {"duration_s": 0} == {
-        "nodeid": "good::proof[shot]",
+    assert items["good/.tcab/run.toml::check[play]"]["message"].startswith("not run: build failed")
+    assert items["good/.tcab/run.toml::proof[shot]"] | {"duration_s": 0} == {
+        "nodeid": "good/.tcab/run.toml::proof[shot]",
         "kind": "proof",
         "id": "shot",
         "outcome": "skipped",

@@ -173,7 +173,7 @@ def test_pass_over_ceiling_and_fail_side_by_side(pytester: pytest.Pytester, wasm
         "ran out of the runway: spent all 600,000 fuel (fuel_limit 600,000 x fuel_runway 1) without answering",
         f"  fuel long: {long_fuel:,} (over-ceiling)",
         "*- over the fuel ceiling -*",
-        lit(f"OVER-CEILING {RUN.as_posix()}::fuel[long] - {long_fuel:,} fuel is past the ceiling of 600,000 "
+        lit(f"OVER-CEILING {RUN.as_posix()}/.tcab/run.toml::fuel[long] - {long_fuel:,} fuel is past the ceiling of 600,000 "
             f"({long_fuel / FUEL_LIMIT:.2f}x; the runway allows 1,500,000)"),
         "*= 1 failed, 3 passed, 1 over-ceiling in *",
     ])
@@ -340,7 +340,7 @@ def test_under_xdist_the_figures_reach_the_controller(pytester: pytest.Pytester,
     write_run(pytester.path, wasm_file("wasteful"))
     result = pytester.runpytest_subprocess(*ARGS, "-n", "2", "-p", "xdist")
     result.stdout.fnmatch_lines([
-        lit("OVER-CEILING suite/runs/solution::fuel[long] - 1,288,* fuel is past the ceiling of 600,000 *"),
+        lit("OVER-CEILING suite/runs/solution/.tcab/run.toml::fuel[long] - 1,288,* fuel is past the ceiling of 600,000 *"),
         "*= 1 failed, 3 passed, *1 over-ceiling in *",
     ])
     run = results(pytester)

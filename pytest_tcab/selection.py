@@ -1,0 +1,106 @@
+"""Selecting items as pytest users do: markers per item kind, the case's words for `-k` and `-m`,
+and one xdist group per run.
+
+Every tcab item carries the marker `tcab` and `tcab_<kind>` (`tcab_resolve`, `tcab_check`,
+`tcab_fuel`, ...), `browser` when it drives Chromium and `wasm` when it runs wasmtime; the
+case's slug, type, difficulty and tags are keywords (`-k pong`) and markers (`-m particles`).
+Run items are grouped per run with `xdist_group`, so `-n N --dist loadgroup` builds each run
+on one worker, once.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+import pytest
+
+KIND_MARKERS = ("resolve", "errata", "slug", "config", "template", "seed", "build", "proof", "check",
+                "validate", "correctness", "fuel", "toolchain", "baseline", "requirement", "asset",
+                "match", "standings")
+"""Every item kind, as `tcab_<kind>` markers; an unlisted kind still gets its marker, registered on use."""
+XDIST_GROUP_PREFIX = "tcab-"
+"""Run items' `xdist_group` is `tcab-<run label>`."""
+_WORD = re.compile(r"[A-Za-z_][\w.+-]*")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "tcab: an item of a Test Cabinet suite (pytest-tcab)")
+    for kind in KIND_MARKERS:
+        config.addinivalue_line("markers", f"tcab_{kind}: a tcab `{kind}` item")
+    config.addinivalue_line("markers", "browser: a tcab item driven in Chromium")
+    config.addinivalue_line("markers", "wasm: a tcab item run in wasmtime")
+    config.addinivalue_line("markers", "xdist_group(name): pytest-xdist's group (a tcab run's items share one)")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Before `-k` and `-m` deselect: every tcab item gets its markers and keywords."""
+    for item in items:
+        if type(item).__module__.startswith("pytest_tcab."):
+            label(config, item)
+
+
+def label(config: pytest.Config, item: pytest.Item) -> None:
+    from pytest_tcab.run.browser import BrowserFunction
+
+    kind = str(getattr(item, "kind", "") or item.name.partition("[")[0])
+    words = {"tcab", f"tcab_{kind}"}
+    if isinstance(item, BrowserFunction):
+        words.add("browser")
+    if getattr(item, "wasm", False):
+        words.add("wasm")
+    run = getattr(item, "run", None)
+    case_file = run.case.manifest_path if run is not None else _case_file(item)
+    case_words = case_keywords(case_file) if case_file is not None else frozenset()
+    if run is not None:
+        case_words |= {w for w in (run.variant.slug, run.engine, run.case.version) if _WORD.fullmatch(w)}
+        group = re.sub(r"\W+", "_", run.label)
+        item.add_marker(pytest.mark.xdist_group(f"{XDIST_GROUP_PREFIX}{group}"))
+    for word in sorted(words | case_words):
+        _register(config, word)
+        item.add_marker(word)
+    item.extra_keyword_matches.update(case_words)
+
+
+def _case_file(item: pytest.Item) -> Path | None:
+    """The case file an author item belongs to: its collector's TOML file."""
+    for node in reversed(item.listchain()):
+        if isinstance(node, pytest.File):
+            return node.path
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def case_keywords(path: Path) -> frozenset[str]:
+    """The slug, type, difficulty and tags a case file declares (the slug of a definition is its stem)."""
+    from pytest_tcab.resolve.definition import definition_version_folder
+    from pytest_tcab.resolve.manifest import catalog_type
+    from pytest_tcab.toml import TomlDocument
+    from pytest_tcab.toml import load
+
+    definition = definition_version_folder(path) is not None
+    if not (definition or path.name == "test-case.toml"):
+        return frozenset()  # tcab.toml, version.toml, a specification: no case of their own
+    loaded = load(path)
+    if not isinstance(loaded, TomlDocument):
+        return frozenset()
+    data = loaded.data
+    slug = path.stem if definition else data.get("slug")
+    case_type = data.get("type") or catalog_type(path)[0]
+    tags = data.get("tags")
+    words = [slug, case_type, data.get("difficulty"), *(tags if isinstance(tags, list) else [])]
+    return frozenset(w for w in words if isinstance(w, str) and _WORD.fullmatch(w))
+
+
+def _register(config: pytest.Config, name: str) -> None:
+    """Register a marker named after a case word, so `--strict-markers` accepts it."""
+    registered: set[str] = config.stash.setdefault(_registered_key, set())
+    if name not in registered:
+        registered.add(name)
+        config.addinivalue_line("markers", f"{name}: tcab items of cases declaring {name!r}")
+
+
+_registered_key = pytest.StashKey[set[str]]()
+

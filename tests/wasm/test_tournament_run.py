@@ -39,15 +39,15 @@ def test_runs_given_together_play_one_tournament(pytester: pytest.Pytester) -> N
     result = pytester.runpytest(*run_args("strong", "weak"), "-v")
     result.assert_outcomes(passed=9)
     result.stdout.fnmatch_lines([lit(line) for line in [
-        "suite/runs/strong::build[strong] PASSED*",
-        "suite/runs/strong::build[weak] PASSED*",
-        "suite/runs/strong::match[strong-vs-weak#0] PASSED*",
-        "suite/runs/strong::match[strong-vs-weak#1] PASSED*",
-        "suite/runs/strong::match[strong-vs-house-loops#0] PASSED*",
-        "suite/runs/strong::match[strong-vs-house-loops#1] PASSED*",
-        "suite/runs/strong::match[weak-vs-house-loops#0] PASSED*",
-        "suite/runs/strong::match[weak-vs-house-loops#1] PASSED*",
-        "suite/runs/strong::standings PASSED*",
+        "suite/runs/strong/.tcab/run.toml::build[strong] PASSED*",
+        "suite/runs/strong/.tcab/run.toml::build[weak] PASSED*",
+        "suite/runs/strong/.tcab/run.toml::match[strong-vs-weak#0] PASSED*",
+        "suite/runs/strong/.tcab/run.toml::match[strong-vs-weak#1] PASSED*",
+        "suite/runs/strong/.tcab/run.toml::match[strong-vs-house-loops#0] PASSED*",
+        "suite/runs/strong/.tcab/run.toml::match[strong-vs-house-loops#1] PASSED*",
+        "suite/runs/strong/.tcab/run.toml::match[weak-vs-house-loops#0] PASSED*",
+        "suite/runs/strong/.tcab/run.toml::match[weak-vs-house-loops#1] PASSED*",
+        "suite/runs/strong/.tcab/run.toml::standings PASSED*",
         "*- tcab -*",
         "echo@v1.0.0#default (echo-tournament): 9 passed",
         "   #  controller             W   D   L   F  pts            fuel",
@@ -72,9 +72,9 @@ def test_a_folder_of_runs_is_one_tournament(pytester: pytest.Pytester) -> None:
     write_suite(pytester.path, {"b-strong": "strong", "a-weak": "weak", "c-garbage": "garbage"})
     result = pytester.runpytest(*ARGS, f"--tcab-run={RUNS}", "--collect-only", "-q")
     result.stdout.fnmatch_lines([lit(line) for line in [
-        "suite/runs::build[a-weak]", "suite/runs::build[b-strong]", "suite/runs::build[c-garbage]",
-        "suite/runs::match[a-weak-vs-b-strong#0]", "suite/runs::match[a-weak-vs-c-garbage#0]",
-        "suite/runs::match[b-strong-vs-c-garbage#0]", "suite/runs::standings",
+        "*.toml::build[a-weak]", "*.toml::build[b-strong]", "*.toml::build[c-garbage]",
+        "*.toml::match[a-weak-vs-b-strong#0]", "*.toml::match[a-weak-vs-c-garbage#0]",
+        "*.toml::match[b-strong-vs-c-garbage#0]", "*.toml::standings",
     ]])
     result = pytester.runpytest(*ARGS, f"--tcab-run={RUNS}")
     result.assert_outcomes(passed=7)
@@ -87,7 +87,7 @@ def test_one_run_is_graded_against_the_house(pytester: pytest.Pytester) -> None:
     write_suite(pytester.path, {"weak": "weak"}, house=["strong"])
     result = pytester.runpytest(*run_args("weak"), "-v")
     result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines([lit("suite/runs/weak::match[weak-vs-house-strong#0] PASSED*")])
+    result.stdout.fnmatch_lines([lit("suite/runs/weak/.tcab/run.toml::match[weak-vs-house-strong#0] PASSED*")])
     standings = tournament(pytester)["tournament"]["standings"]
     assert [(line["name"], line["house"], line["points"]) for line in standings] == [
         ("house-strong", True, 3), ("weak", False, 0)]

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+from typing import Literal
 
 import pytest
 
@@ -54,7 +57,7 @@ def parse_ratio(text: str) -> float:
 
 def add_options(parser: pytest.Parser) -> None:
     """Every `--tcab-*` option, in one group, each with its ini twin."""
-    group = parser.getgroup("tcab", "Test Cabinet suites")
+    group = _TwinnedGroup(parser, parser.getgroup("tcab", "Test Cabinet suites"))
     group.addoption(SUITE_OPTION, dest="tcab_suite", metavar="SUITE",
                     help="collect the Test Cabinet suite rooted at SUITE (alone, when no paths are given)")
     group.addoption("--tcab-experimental", dest="tcab_experimental", action="store_true",
@@ -95,45 +98,60 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(CAPTURE_BASELINES_OPTION, dest="tcab_capture_baselines", action="store_true",
                     help="drive every validation script against its variant's reference implementation and "
                          "write validation-baseline/<variant>/ into the version folder")
-    add_ini_twins(parser, group)
 
 
-_arguments: list[Any] = []
-"""The group's options (pytest `Argument`s), as `add_ini_twins` found them."""
-_defaults: dict[str, Any] = {}
-"""Each option's default, kept here: argparse's is None, so that a value left unset on the
-command line can be told from one given, and taken from the ini file instead."""
+@dataclass(frozen=True)
+class Twin:
+    """An option as its ini twin needs it: the flag, the dest (= the ini key) and how to read a value."""
+
+    flag: str
+    dest: str
+    default: Any
+    kind: Literal["bool", "linelist", "string"]
+    """A switch, a repeatable option, or one value."""
+    parse: Callable[[str], Any] | None
+    is_path: bool
+
+
+twins: dict[str, Twin] = {}
+"""Every option, by dest, as `add_options` registered it."""
 _PATH_METAVARS = frozenset({"SUITE", "DIR", "PATH"})
 _from_ini_key = pytest.StashKey[frozenset[str]]()
 
 
-def add_ini_twins(parser: pytest.Parser, group: Any) -> None:
-    """An ini key per option of `group`, named as its dest: `--tcab-max-diff` -> `tcab_max_diff`."""
-    _arguments[:] = group.options
-    for argument in group.options:
-        attrs = argument.attrs()
-        flag = attrs.get("action") == "store_true"
-        _defaults[argument.dest] = attrs.get("default", False if flag else None)
-        argument.default = None
-        shown = "" if _defaults[argument.dest] in (None, False) else f" (default {_defaults[argument.dest]})"
-        many = attrs.get("action") == "append"
-        parser.addini(argument.dest, f"default for {argument.names()[-1]}{shown}{' (one per line)' if many else ''}",
-                      type="bool" if flag else "linelist" if many else "string")
+class _TwinnedGroup:
+    """Adds each option to pytest's group with argparse's default None (so a value the command
+    line left unset can be told from one it gave) and its ini twin beside it."""
+
+    def __init__(self, parser: pytest.Parser, group: Any) -> None:
+        self._parser = parser
+        self._group = group
+
+    def addoption(self, flag: str, *, dest: str, default: Any = None, **attrs: Any) -> None:
+        action = attrs.get("action")
+        kind: Literal["bool", "linelist", "string"] = (
+            "bool" if action == "store_true" else "linelist" if action == "append" else "string")
+        default = False if kind == "bool" and default is None else default
+        twin = Twin(flag, dest, default, kind, attrs.get("type"), attrs.get("metavar") in _PATH_METAVARS)
+        twins[dest] = twin
+        self._group.addoption(flag, dest=dest, default=None, **attrs)
+        shown = "" if default in (None, False) else f" (default {default})"
+        self._parser.addini(dest, f"default for {flag}{shown}{' (one per line)' if kind == 'linelist' else ''}",
+                            type=kind)
 
 
 def apply_ini(config: pytest.Config) -> None:
     """Fill every option the command line left unset from its ini key, else its default."""
     from_ini = set()
-    for argument in _arguments:
-        dest = argument.dest
-        if getattr(config.option, dest, None) is not None:
+    for twin in twins.values():
+        if getattr(config.option, twin.dest, None) is not None:
             continue
-        value = _ini_value(config, argument)
+        value = _ini_value(config, twin)
         if value is None:
-            value = _defaults.get(dest)
+            value = twin.default
         else:
-            from_ini.add(dest)
-        setattr(config.option, dest, value)
+            from_ini.add(twin.dest)
+        setattr(config.option, twin.dest, value)
     config.stash[_from_ini_key] = frozenset(from_ini)
 
 
@@ -142,26 +160,25 @@ def from_ini(config: pytest.Config, dest: str) -> bool:
     return dest in config.stash.get(_from_ini_key, frozenset())
 
 
-def _ini_value(config: pytest.Config, argument: Any) -> Any:
-    raw = config.getini(argument.dest)
+def _ini_value(config: pytest.Config, twin: Twin) -> Any:
+    raw = config.getini(twin.dest)
     if raw in ("", None, [], False):
         return None
     if isinstance(raw, bool):
         return raw
     if isinstance(raw, list):
-        return [_parse_ini(config, argument, str(value)) for value in raw]
-    return _parse_ini(config, argument, str(raw))
+        return [_parse_ini(config, twin, str(value)) for value in raw]
+    return _parse_ini(config, twin, str(raw))
 
 
-def _parse_ini(config: pytest.Config, argument: Any, text: str) -> Any:
+def _parse_ini(config: pytest.Config, twin: Twin, text: str) -> Any:
     text = text.strip()
-    if argument.attrs().get("metavar") in _PATH_METAVARS:
+    if twin.is_path:
         base = config.inipath.parent if config.inipath else config.rootpath
         text = str(base / text)
-    parse = getattr(argument, "type", None)
-    if parse is None or isinstance(parse, str):
+    if twin.parse is None:
         return text
     try:
-        return parse(text)
+        return twin.parse(text)
     except (ValueError, argparse.ArgumentTypeError) as exc:
-        raise pytest.UsageError(f"ini option {argument.dest} = {text!r}: {exc}") from None
+        raise pytest.UsageError(f"ini option {twin.dest} = {text!r}: {exc}") from None

@@ -63,11 +63,10 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
             "decided_weight": sum(weights.get(v, 0.0) for v in decided),
             "failed_weight": sum(weights.get(v, 0.0) for v in failed),
             "pending_weight": sum(weights.get(v, 0.0) for v in pending) if not_run else result.pending_weight,
-            "not_run_weight": sum(weights.get(v, 0.0) for v in not_run),
+            **({"not_run": not_run, "not_run_weight": sum(weights.get(v, 0.0) for v in not_run)} if not_run else {}),
             "automated": decided,
             "failed": failed,
             "pending": pending,
-            "not_run": not_run,
             "excluded": sorted(excluded),
             "items": [
                 {"id": i.id, "earned": i.earned, "available": i.available, "pending": list(i.pending),

@@ -28,12 +28,13 @@ def definition_run(root: Path) -> None:
 
 def test_every_option_has_an_ini_twin_documented_in_the_readme(pytestconfig: pytest.Config) -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    assert options._arguments, "the plugin registered its options"
-    for argument in options._arguments:
-        flag = argument.names()[-1]
-        assert argument.dest == flag.removeprefix("--").replace("-", "_")
-        assert pytestconfig.getini(argument.dest) is not None  # registered: no "Unknown config option"
-        assert f"| `{flag}" in readme and f"`{argument.dest}`" in readme, f"{flag} is missing from the README table"
+    group = pytestconfig._parser.getgroup("tcab")  # what `pytest --help` lists
+    flags = {name for argument in group.options for name in argument.names()}
+    assert flags == {twin.flag for twin in options.twins.values()}, "an option added without its ini twin"
+    for twin in options.twins.values():
+        assert twin.dest == twin.flag.removeprefix("--").replace("-", "_")
+        assert pytestconfig.getini(twin.dest) is not None  # registered: no "Unknown config option"
+        assert f"| `{twin.flag}" in readme and f"`{twin.dest}`" in readme, f"{twin.flag} is missing from the README table"
 
 
 def test_ini_twins_set_options_and_the_command_line_wins(pytester: pytest.Pytester) -> None:

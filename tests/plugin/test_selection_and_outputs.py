@@ -42,7 +42,8 @@ def test_ini_twins_set_options_and_the_command_line_wins(pytester: pytest.Pytest
     pytester.makeini("[pytest]\ntcab_suite = suite\ntcab_run = run\ntcab_out = from-ini\n"
                      "tcab_max_diff = 0.01\ntcab_build_timeout = 30\n")
     result = pytester.runpytest("-p", "no:cacheprovider", "-W", "error::pytest.PytestConfigWarning")
-    assert result.parseoutcomes() == {"passed": 1, "failed": 1, "recorded": 1}
+    # A definition run: build, the requirement (no validators: left for the reviewer), the toolchain.
+    assert result.parseoutcomes() == {"passed": 1, "failed": 1, "skipped": 1, "recorded": 1}
     assert (pytester.path / "from-ini/results.json").is_file()
     pytester.runpytest("-p", "no:cacheprovider", "--tcab-out=given")
     assert (pytester.path / "given/results.json").is_file()
@@ -95,7 +96,8 @@ def test_run_items_are_marked_grouped_and_report_plain_junit_properties(pytester
     # A partial run: the build was deselected by -m, and results.json says so.
     (run,) = json.loads((pytester.path / "out/results.json").read_text())["runs"]
     assert run["partial"] is True
-    assert [item["nodeid"] for item in run["deselected"]] == ["run/.tcab/run.toml::build"]
+    assert [item["nodeid"] for item in run["deselected"]] == ["run/.tcab/run.toml::build",
+                                                              "run/.tcab/run.toml::requirement[works]"]
 
 
 def test_one_build_per_run_under_loadgroup(pytester: pytest.Pytester) -> None:
@@ -103,11 +105,11 @@ def test_one_build_per_run_under_loadgroup(pytester: pytest.Pytester) -> None:
     stamp = 'build = "mkdir -p dist && cp index.html dist/ && date +%s%N > dist/stamp"'
     game = game_definition("cat dist/stamp", extra='lint = "cat dist/stamp"\nformat = "cat dist/stamp"\n')
     project(pytester.path, 'case = "game"\n', game=game.replace('build = "mkdir -p dist && cp index.html dist/"', stamp))
-    pytester.runpytest_subprocess(*RUN_ARGS, "-n", "2", "--dist", "loadgroup").assert_outcomes(passed=4)
+    pytester.runpytest_subprocess(*RUN_ARGS, "-n", "2", "--dist", "loadgroup").assert_outcomes(passed=4, skipped=1)
     parallel = json.loads((pytester.path / "out/results.json").read_text())["runs"][0]
     stamps = {item["output"] for item in parallel["items"] if item["kind"] == "toolchain"}
     assert len(stamps) == 1, f"the run was built more than once: {stamps}"
-    pytester.runpytest(*RUN_ARGS).assert_outcomes(passed=4)
+    pytester.runpytest(*RUN_ARGS).assert_outcomes(passed=4, skipped=1)
     alone = json.loads((pytester.path / "out/results.json").read_text())["runs"][0]
 
     def comparable(run: dict[str, object]) -> list[tuple[str, str]]:

@@ -123,8 +123,8 @@ def test_requirements_pass_fail_and_are_left_for_the_reviewer(pytester: pytest.P
     result.stdout.fnmatch_lines([
         "run/.tcab/run.toml::requirement[[]answers] PASSED*",
         "run/.tcab/run.toml::requirement[[]fast] FAILED*",
-        "run/.tcab/run.toml::requirement[[]pretty] SKIPPED (left for the reviewer*",
-        "run/.tcab/run.toml::requirement[[]unsure] SKIPPED (left for the reviewer*",
+        "run/.tcab/run.toml::requirement[[]pretty] SKIPPED (left for the revi*",
+        "run/.tcab/run.toml::requirement[[]unsure] SKIPPED (left for the revi*",
         '*requirement "fast" (non-functional) is not met: The game SHOULD answer 43.',
         "  checks/fast.ts: false: answered 42, wanted 43",
         "  requirements: 1 passed of 2 decided = 50%; 2 left for the reviewer",

@@ -467,7 +467,10 @@ class _Clip:
         self._session = None
         session.send("Page.stopScreencast")
         session.detach()
-        self.frames = [(max(painted, self.started), jpeg) for painted, jpeg in self.frames if painted <= self.stopped]
+        before = [(max(painted, self.started), jpeg) for painted, jpeg in self.frames if painted <= self.stopped]
+        after = [frame for frame in self.frames if frame[0] > self.stopped]
+        # The last state drawn before `stop` reaches the screen on the next paint: keep that frame too.
+        self.frames = before + [(self.stopped, min(after, key=lambda frame: frame[0])[1])] if after else before
         if not self.frames:  # a page that never repainted
             self.frames.append((self.started, self.page.screenshot(type="jpeg", quality=85)))
 
@@ -489,8 +492,8 @@ class _Clip:
                    "-pix_fmt", "yuv420p", "-y", str(self.dest)]
         stream = bytearray()
         shown = 0
-        for index in range(count):
-            moment = self.started + index / self.FPS
+        for index in range(count + 1):  # the last frame shows the state at `stop`
+            moment = min(self.started + index / self.FPS, self.stopped)
             while shown + 1 < len(self.frames) and self.frames[shown + 1][0] <= moment:
                 shown += 1
             stream += self.frames[shown][1]

@@ -136,6 +136,8 @@ class CaseVersion:
     """Set for an adversarial case, whose items are a tournament of the runs' controllers."""
     toolchain: Toolchain | None = None
     """Set for a code-producing definition: the commands run over the built implementation."""
+    common_domains: tuple[str, ...] = ()
+    """Ids of the domains the case declares for every variant (each variant may add its own)."""
     layout: Literal["catalog", "definition"] = "catalog"
     """Where the case was declared; `manifest_path` is the definition file for a definition."""
     definition: DefinitionCase | None = None

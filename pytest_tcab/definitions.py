@@ -14,29 +14,31 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tcab.author import ProblemsItem
-from pytest_tcab.author import first_location
-from pytest_tcab.author import key_location
+from pytest_tcab.items import CaseFile
+from pytest_tcab.items import ProblemsItem
+from pytest_tcab.items import first_location
+from pytest_tcab.items import key_location
 from pytest_tcab.prompts import definition_template_items
 from pytest_tcab.resolve.definition import ASSET_FILE
 from pytest_tcab.resolve.definition import SPECIFICATION_FILE
 from pytest_tcab.resolve.definition import VERSION_FILE
-from pytest_tcab.resolve.definition import definition_slug_problems
 from pytest_tcab.resolve.definition import definition_version_folder
 from pytest_tcab.resolve.definition import version_folder_of
+from pytest_tcab.resolve.suite import definition_slug_problems
 from pytest_tcab.seeding import definition_seed_items
 from pytest_tcab.seeding import seed_key
 from pytest_tcab.session import suite_for
 
 
-class DefinitionFile(pytest.File):
+class DefinitionFile(CaseFile):
     """`test-cases/<slug>.toml`: resolved once; its items share the resolution."""
 
     def collect(self) -> Iterator[pytest.Item]:
         suite = suite_for(self.config, self.path)
         resolution = suite.resolve_definition(self.path)
+        self.case_label = f"{self.path.stem}@{self.path.parents[1].name}"
         experimental = resolution.experimental
-        if self.config.stash.get(seed_key, None) is not None and resolution.case is not None:
+        if self.config.stash.get(seed_key, None) is not None and resolution.clean and resolution.case is not None:
             yield from definition_seed_items(self, suite, resolution.case, experimental)
             return
         problems = resolution.problems
@@ -49,12 +51,13 @@ class DefinitionFile(pytest.File):
             yield from definition_seed_items(self, suite, resolution.case, experimental)
 
 
-class VersionTreeFile(pytest.File):
+class VersionTreeFile(CaseFile):
     """`version.toml`, a `specification.toml` or an `asset.toml`: its own rules, in one `resolve` item."""
 
     def collect(self) -> Iterator[pytest.Item]:
         folder = version_folder_of(self.path)
         assert folder is not None  # only such paths are collected as this
+        self.case_label = f"{folder.name} {self.path.relative_to(folder).as_posix()}"
         problems = suite_for(self.config, self.path).version_tree(folder).file_problems(self.path)
         yield ProblemsItem.from_parent(self, name="resolve", check=lambda: problems,
                                        where=first_location(problems))

@@ -20,6 +20,7 @@ import pytest
 SUITE_OPTION = "--tcab-suite"
 RUN_OPTION = "--tcab-run"
 SEED_OPTION = "--tcab-seed"
+EXPERIMENTAL_OPTION = "--tcab-experimental"
 VIEWPORT_OPTION = "--tcab-viewport"
 MAX_DIFF_OPTION = "--tcab-max-diff"
 DRIVER_TIMEOUT_OPTION = "--tcab-driver-timeout"

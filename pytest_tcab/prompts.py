@@ -27,16 +27,20 @@ from typing import Any
 
 import pytest
 
-from pytest_tcab.author import ProblemsItem
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import DefinitionCase
 from pytest_tcab.case import Variant
 from pytest_tcab.errors import Problem
+from pytest_tcab.items import ProblemsItem
 from pytest_tcab.models.definition import CODE_TYPES
 from pytest_tcab.models.manifest import SpecEntry
 from pytest_tcab.models.manifest import humanize
 from pytest_tcab.models.suite import SuiteConfig
 from pytest_tcab.resolve.definition import NO_ENGINE
+from pytest_tcab.template_shapes import ListOf
+from pytest_tcab.template_shapes import Shape
+from pytest_tcab.template_shapes import unknown_name
+from pytest_tcab.templates import StrictTemplate
 from pytest_tcab.templates import TemplateError
 from pytest_tcab.templates import compile_template
 
@@ -69,21 +73,36 @@ class Rendering:
     name: str
     """The template's path relative to its version folder, as errors show it."""
     context: Mapping[str, Any]
+    shape: Shape
+    """What every context of this kind holds, whatever its values: each path of the template is
+    checked against it, not only the one this context renders."""
 
-    def render(self) -> str:
-        """The rendered text; a `TemplateError` at the template's line otherwise."""
+    def compiled(self) -> StrictTemplate:
         try:
             source = self.template.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
             raise TemplateError(self.name, None, f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         except OSError as exc:
             raise TemplateError(self.name, None, f"cannot be read: {exc.strerror or exc}") from None
-        return compile_template(source, self.name).render(self.context)
+        return compile_template(source, self.name)
+
+    def render(self) -> str:
+        """The rendered text; a `TemplateError` at the template's line otherwise."""
+        return self.compiled().render(self.context)
+
+    def checked(self) -> str:
+        """The rendered text, once every path of the template names only what the shape holds."""
+        template = self.compiled()
+        text = template.render(self.context)
+        error = unknown_name(template, self.shape)
+        if error is not None:
+            raise error
+        return text
 
     def problems(self) -> list[Problem]:
-        """No problem when it renders; else the template error, at the template's file and line."""
+        """No problem when it renders and every branch checks; else the template error, at its line."""
         try:
-            self.render()
+            self.checked()
         except TemplateError as error:
             return [as_problem(self.template, error)]
         return []
@@ -95,6 +114,21 @@ def as_problem(template: Path, error: TemplateError) -> Problem:
 
 
 # -- contexts ---------------------------------------------------------------------------------
+
+
+VARIANT_SHAPE: Shape = {"slug": None, "name": None, "description": None}
+CATALOG_PROMPT_SHAPE: Shape = {
+    "workspace": None,
+    "time_limit_hours": None,
+    "variant": VARIANT_SHAPE,
+    "specs": ListOf({"path": None, "dest": None, "name": None}),
+}
+CATALOG_SPEC_SHAPE: Shape = {"version": None, "variant": VARIANT_SHAPE}
+DEFINITION_PROMPT_SHAPE: Shape = {
+    "workspace": None,
+    "engine": {"slug": None, "name": None, "docs": None},
+    "specifications": ListOf({"id": None, "name": None, "summary": None, "path": None}),
+}
 
 
 def _variant(variant: Variant) -> dict[str, Any]:
@@ -112,7 +146,7 @@ def catalog_prompt(case: CaseVersion, variant: Variant) -> Rendering:
         "variant": _variant(variant),
         "specs": specs,
     }
-    return Rendering(case.prompt, _relative(case.prompt, case.folder), context)
+    return Rendering(case.prompt, _relative(case.prompt, case.folder), context, CATALOG_PROMPT_SHAPE)
 
 
 def spec_name(spec: SpecEntry) -> str:
@@ -122,7 +156,7 @@ def spec_name(spec: SpecEntry) -> str:
 
 def catalog_spec(case: CaseVersion, variant: Variant, spec: SpecEntry) -> Rendering:
     context = {"version": case.version, "variant": _variant(variant)}
-    return Rendering(case.folder / spec.source, spec.source, context)
+    return Rendering(case.folder / spec.source, spec.source, context, CATALOG_SPEC_SHAPE)
 
 
 def definition_prompt(case: DefinitionCase, engine: str, config: SuiteConfig) -> Rendering:
@@ -134,13 +168,15 @@ def definition_prompt(case: DefinitionCase, engine: str, config: SuiteConfig) ->
             for s in case.specifications
         ],
     }
-    return Rendering(case.prompt, _relative(case.prompt, case.folder), context)
+    return Rendering(case.prompt, _relative(case.prompt, case.folder), context, DEFINITION_PROMPT_SHAPE)
 
 
 def _engine(engine: str, config: SuiteConfig) -> dict[str, str]:
     if engine == NO_ENGINE:
         return {"slug": NO_ENGINE, "name": NO_ENGINE_NAME, "docs": ""}
-    declared = config.engines[engine]
+    declared = config.engines.get(engine)
+    if declared is None:  # a suite without tcab.toml knows its engines by slug alone
+        return {"slug": engine, "name": humanize(engine), "docs": ""}
     docs = run_path(engine_docs_dest(engine)) if declared.docs is not None else ""
     return {"slug": engine, "name": declared.name, "docs": docs}
 
@@ -165,7 +201,7 @@ class TemplateItem(ProblemsItem):
 
     def _render(self) -> list[Problem]:
         try:
-            text = self.rendering.render()
+            text = self.rendering.checked()
         except TemplateError as error:
             return [as_problem(self.rendering.template, error)]
         self.add_report_section("call", "rendered", text)

@@ -106,6 +106,57 @@ def score(variant: Variant, verdicts: Mapping[str, Verdict], errata: Iterable[Er
     )
 
 
+RATING_SCALE = ("flawless", "great", "passable", "scuffed", "broken")
+"""The reviewer's per-domain ratings, best first; the run's overall rating is the worst of them."""
+
+
+@dataclass(frozen=True)
+class DomainItem:
+    """A checklist item a domain rates, with what the drivers decided of its verdict units."""
+
+    id: str
+    title: str
+    outcomes: Mapping[str, str]
+    """Verdict id -> `passed`, `failed`, `pending` (left for the reviewer) or `excluded`."""
+
+
+@dataclass(frozen=True)
+class DomainSummary:
+    """A domain of the run variant's effective set: what the reviewer rates, and what informs it."""
+
+    id: str
+    name: str
+    description: str
+    common: bool
+    """Declared by the case (rated for every variant) rather than by this variant alone."""
+    items: tuple[DomainItem, ...]
+
+
+def domain_summaries(variant: Variant, common: Iterable[str], verdicts: Mapping[str, Verdict],
+                     excluded: frozenset[str] = frozenset()) -> tuple[DomainSummary, ...]:
+    """The variant's effective domain set (common plus its own), each with the items naming it.
+
+    The categories grammar attaches no domain to a point, so its domains list no items; the
+    ratings themselves are always the reviewer's.
+    """
+    common_ids = set(common)
+
+    def outcome(unit_id: str) -> str:
+        if unit_id in excluded:
+            return "excluded"
+        verdict = verdicts.get(unit_id)
+        return "pending" if verdict is None else ("passed" if verdict else "failed")
+
+    return tuple(
+        DomainSummary(
+            id=domain.id, name=domain.display_name, description=domain.description, common=domain.id in common_ids,
+            items=tuple(DomainItem(item.id, item.title, {unit.id: outcome(unit.id) for unit in item.units})
+                        for item in variant.checklist if item.domain == domain.id),
+        )
+        for domain in variant.domains
+    )
+
+
 def overall_rating(variant: Variant, ratings: Mapping[str, R]) -> R:
     """The worst rating across the variant's effective domains, so no mode masks another."""
     missing = [d.id for d in variant.domains if d.id not in ratings]

@@ -31,8 +31,6 @@ from typing import Any
 
 import pytest
 
-from pytest_tcab.author import ProblemsItem
-from pytest_tcab.author import key_location
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import DefinitionCase
 from pytest_tcab.case import SeededSpecification
@@ -43,6 +41,8 @@ from pytest_tcab.errors import ProblemsFound
 from pytest_tcab.errors import TcabError
 from pytest_tcab.failures import is_plain
 from pytest_tcab.failures import item_failure
+from pytest_tcab.items import ProblemsItem
+from pytest_tcab.items import key_location
 from pytest_tcab.layout import CONFIG_FILE
 from pytest_tcab.models.definition import CODE_TYPES
 from pytest_tcab.nodeids import match_saved_form
@@ -59,7 +59,7 @@ from pytest_tcab.prompts import definition_prompt
 from pytest_tcab.prompts import engine_docs_dest
 from pytest_tcab.prompts import specification_dest
 from pytest_tcab.resolve.common import where
-from pytest_tcab.resolve.definition import dest_escapes
+from pytest_tcab.resolve.paths import dest_escapes
 from pytest_tcab.run.context import RunSpec
 from pytest_tcab.session import experimental_allowed
 from pytest_tcab.session import suite_for

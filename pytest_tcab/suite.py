@@ -136,9 +136,9 @@ class Suite:
     def resolve_definition(self, path: Path) -> DefinitionResolution:
         if path not in self._definitions:
             tree = self.version_tree(path.parents[1])
-            config = self.config
+            configured = self.config if (self.root / CONFIG_FILE).is_file() else None
             with self.reading():
-                self._definitions[path] = resolve_definition(path, tree, config)
+                self._definitions[path] = resolve_definition(path, tree, configured)
         return self._definitions[path]
 
     @cached_property
@@ -193,9 +193,8 @@ class Suite:
         if engine not in (None, NO_ENGINE):
             raise CaseNotFound(f"case {slug!r} is a catalog case, which selects no engine (got {engine!r})")
         resolution = self.resolve(manifest)
-        if resolution.case is None:
-            problems = [p for name in resolution.variant_slugs for p in resolution.problems_for(name)]
-            raise ProblemsFound(list(dict.fromkeys(problems + (resolution.errata or []))), self.root)
+        if not resolution.clean or resolution.case is None:
+            raise ProblemsFound(resolution.problems, self.root)
         case = resolution.case
         found = case.variant(variant)
         if found is None:
@@ -207,7 +206,7 @@ class Suite:
         if variant is not None:
             raise CaseNotFound(f"definition {slug!r} has no variants (got #{variant})")
         resolution = self.resolve_definition(path)
-        if resolution.case is None:
+        if not resolution.clean or resolution.case is None:
             raise ProblemsFound(resolution.problems, self.root)
         chosen = engine or NO_ENGINE
         if chosen not in resolution.case.engines:

@@ -80,12 +80,22 @@ class StrictTemplate:
         self.name = name
         tags = _scan(source, name)
         _check_blocks(tags, name)
+        self._tags = tags
         code = _disk_cache.read(source)
         if code is None:
             with _COMPILE_LOCK:
                 code = _generate(source, name, tags)
             _disk_cache.write(source, code)
         self._render = _load(code, name)
+
+    @functools.cached_property
+    def tree(self) -> list[Any]:
+        """pybars' parse tree with a line marker before each tag: what `template_shapes` checks every
+        path of. Parsed on demand, since the rendering code may come from the disk cache."""
+        from pybars._compiler import Compiler
+
+        with _COMPILE_LOCK:
+            return _marked_tree(Compiler(), self.source, self.name, self._tags)
 
     def render(self, context: Mapping[str, object]) -> str:
         # The line lives in this call's own helper, so concurrent renders never share it.
@@ -388,9 +398,18 @@ def _clip(text: str, width: int = 60) -> str:
 def _generate(source: str, name: str, tags: list[_Tag]) -> str:
     """pybars' Python code for the template, checked and marked with the tags' lines."""
     from pybars._compiler import Compiler
-    from pybars._compiler import _pybars_
 
     compiler = Compiler()
+    tree = _marked_tree(compiler, source, name, tags)
+    compiler._compiler.globals["builder"]._reset()
+    code: str = compiler._compiler(tree).apply("compile")[0].full_code
+    return code
+
+
+def _marked_tree(compiler: Any, source: str, name: str, tags: list[_Tag]) -> list[Any]:
+    """pybars' parse tree, its helper calls checked, a line marker planted before each tag."""
+    from pybars._compiler import _pybars_
+
     # pybars eats the newline before a standalone closing tag on the last line (Handlebars.js
     # keeps it); a trailing sentinel makes that line an ordinary one. `render` drops it again.
     processed = compiler.whitespace_control(source + _END)
@@ -399,10 +418,8 @@ def _generate(source: str, name: str, tags: list[_Tag]) -> str:
         raise _syntax_error(source, name, tags, _scan(processed, name), position)
     node_tags = iter([tag for tag in tags if tag.kind in ("open", "comment", "raw", "expr")])
     names = frozenset(_pybars_["helpers"]) | {"eq", _LINE_HELPER}
-    tree = _Marker(name, node_tags, names).template(tree)
-    compiler._compiler.globals["builder"]._reset()
-    code: str = compiler._compiler(tree).apply("compile")[0].full_code
-    return code
+    marked: list[Any] = _Marker(name, node_tags, names).template(tree)
+    return marked
 
 
 def _load(code: str, name: str) -> Callable[..., str]:

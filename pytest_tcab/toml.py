@@ -9,6 +9,7 @@ when a problem asks for a line; and within a `reading_once` scope each file is p
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -95,15 +96,41 @@ def parse(path: Path, source: str) -> TomlDocument | Problem:
     try:
         data = tomli.loads(source)
     except tomli.TOMLDecodeError as exc:
-        message = exc.msg if hasattr(exc, "msg") else str(exc)
+        line = getattr(exc, "lineno", None)
+        column = getattr(exc, "colno", None)
+        where = f" at line {line}, column {column}," if line is not None and column is not None else ""
         return Problem(
             path,
-            getattr(exc, "lineno", None),
+            line,
             (),
-            f"is not valid TOML: {message} (column {getattr(exc, 'colno', '?')})",
+            f"{path.name} is not valid TOML:{where} {_expected(exc.msg if hasattr(exc, 'msg') else str(exc))}",
             "see https://toml.io/en/v1.0.0 for the syntax",
         )
     return TomlDocument(path, data, source)
+
+
+_PARSER_WORDS = {
+    "Unclosed array": "the parser expected ']' to close the array",
+    "Unclosed inline table": "the parser expected '}' to close the inline table",
+    "Invalid value": "the parser expected a value: a string, number, boolean, date, array or inline table",
+    "Invalid statement": "the parser expected `key = value`, a [table] header or a comment",
+    "Invalid initial character for a key part": "the parser expected a key: letters, digits, '-', '_' or a quoted string",
+    "Illegal character '\\n'": "the parser expected the string to close before the end of the line",
+    "Cannot overwrite a value": "the parser found a key that is already set",
+}
+
+
+def _expected(message: str) -> str:
+    """tomli's message as what the parser expected, so the error reads as one sentence."""
+    if message in _PARSER_WORDS:
+        return _PARSER_WORDS[message]
+    if message.startswith("Expected "):
+        return "the parser expected " + message.removeprefix("Expected ")
+    declared = re.fullmatch(r"Cannot declare \((.*)\) twice", message)
+    if declared:
+        names = ".".join(part.strip().strip("'\"") for part in declared.group(1).split(",") if part.strip())
+        return f"the parser found the table [{names}] declared twice"
+    return f"the parser stopped: {message[:1].lower()}{message[1:]}"
 
 
 def key_lines(source: str) -> dict[KeyPath, int]:

@@ -27,6 +27,7 @@ from pytest_tcab.models.fields import KebabSlug
 from pytest_tcab.models.fields import PositiveNumber
 from pytest_tcab.models.fields import RelPath
 from pytest_tcab.models.fields import Text
+from pytest_tcab.models.manifest import AuthoringOutput
 from pytest_tcab.models.manifest import Build
 from pytest_tcab.models.manifest import Difficulty
 from pytest_tcab.models.manifest import Instrumentation
@@ -53,7 +54,7 @@ class VersionInfo(StrictModel):
     """`versions/<version>/version.toml`: what the site shows about one suite version."""
 
     version: str
-    """The version folder's own name, e.g. `v1.0.0`; runs record it."""
+    """The version folder's name, with or without its leading `v` (`v1.0.0` or `1.0.0`)."""
     tags: list[str]
     """Free-form classification tags (required, may be empty)."""
     summary: str | None = None
@@ -186,6 +187,8 @@ class BlenderDefinition(_Definition):
     type: Literal["blender"]
     blender: AssetTable
     """Which asset the model authors in Blender."""
+    output: AuthoringOutput | None = None
+    """Where the model writes the `bpy` script that builds the asset, relative to the run root."""
 
 
 class ParticleDefinition(_Definition):
@@ -281,6 +284,7 @@ KEY_OWNERS: dict[str, tuple[str, ...]] = {
     "simulation": ("adversarial",),
     "match": ("adversarial",),
     "replay": ("adversarial",),
+    "output": ("blender",),
     **{table: (table,) for table in ASSET_TYPES},
 }
 """Keys only some types declare, and which: any other type declaring one is told whose it is."""

@@ -296,14 +296,25 @@ class Manifest(_VersionHeader, _CaseMaterial):
     check: list[Check] = []
     review: Review | None = None
     instrumentation: Instrumentation | None = None
+    output: AuthoringOutput | None = None
+    """Blender cases only: where the model writes its authoring script."""
+
+
+class AuthoringOutput(StrictModel):
+    """`[output]` of a Blender case: the file the model's authoring trace is written to."""
+
+    actions: RelPath
+    """The `bpy` script (or action log), relative to the run root, e.g. `build.py`."""
 
 
 class PerformanceManifest(_VersionHeader):
-    """`test-case.toml` of a performance case: no variants, domains or review items."""
+    """`test-case.toml` of a performance case: no domains or review items."""
 
     type: Literal["performance"]
     workspace: RelPath | None = None
     spec: list[SpecEntry] = []
+    variants: list[RelPath] = []
+    """Variant files (the first is the default): each adds its own specs."""
     build: PerfBuild
     contract: Contract
     sandbox: Sandbox
@@ -332,6 +343,19 @@ class VariantFile(_CaseMaterial):
     description: str | None = None
     reference_implementation: RelPath | None = None
     review: VariantReview | None = None
+
+    @property
+    def display_name(self) -> str:
+        return self.name or humanize(self.slug)
+
+
+class PerformanceVariantFile(StrictModel):
+    """A performance case's variant document: a name and additive specs over the common material."""
+
+    slug: KebabSlug
+    name: str | None = None
+    description: str | None = None
+    spec: list[SpecEntry] = []
 
     @property
     def display_name(self) -> str:

@@ -7,12 +7,16 @@ hint of what would be right (the closest known key, the allowed values).
 
 from __future__ import annotations
 
+import copy
 import datetime
 import difflib
 import types
 import typing
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
+from typing import Generic
+from typing import Literal
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -76,6 +80,87 @@ def validate(
         ]
 
 
+@dataclass(frozen=True)
+class Partial(Generic[M]):
+    """A document validated as far as it goes: the model without what failed, and what failed."""
+
+    model: M | None
+    """Built from the document less each failing entry; None when a required key failed."""
+    problems: list[Problem]
+    dropped: frozenset[str]
+    """The ids (`id`, `view`, `slug`) of the array entries left out, so cross-reference rules can tell
+    a link to a broken entry (already reported) from a link to nothing."""
+
+
+_PRUNE_ROUNDS = 8
+"""Dropping an entry can empty an array that must not be empty; each round drops one level more."""
+
+
+def validate_partial(model: type[M], doc: TomlDocument, *, root_keys: frozenset[str] = frozenset()) -> Partial[M]:
+    """Like `validate`, but a shape problem in one table does not cost the rules of the others.
+
+    Every problem is reported; the model is then built from the document less what failed: an
+    unknown key is ignored, an optional key that failed falls back to its default, and an array
+    entry that failed is left out. Rules whose inputs validated still run on that model.
+    """
+    found, problems = validate(model, doc, root_keys=root_keys)
+    if found is not None:
+        return Partial(found, problems, frozenset())
+    data = copy.deepcopy(doc.data)
+    dropped: set[str] = set()
+    for _ in range(_PRUNE_ROUNDS):
+        try:
+            return Partial(model.model_validate(data), problems, frozenset(dropped))
+        except ValidationError as exc:
+            cuts = {_cut(model, error) for error in exc.errors(include_url=False)}
+            if None in cuts:
+                break  # a required key of the document itself failed: no model to run rules on
+            for cut in sorted(cuts, key=_deepest_last):  # type: ignore[arg-type]
+                _remove(data, cut, dropped)  # type: ignore[arg-type]
+    return Partial(None, problems, frozenset(dropped))
+
+
+def _cut(model: type[BaseModel], error: ErrorDetails) -> KeyPath | None:
+    """The deepest entry to leave out so that `error` goes away: the key itself when it is unknown
+    or optional, else the array entry holding it; None when only the whole document holds it."""
+    loc = error["loc"]
+    if error["type"] == "extra_forbidden":
+        return _toml_key(model, loc)[0]
+    for end in range(len(loc), 0, -1):
+        key, owner = _toml_key(model, loc[:end])
+        if not key:
+            continue
+        last = key[-1]
+        if isinstance(last, int):
+            return key
+        field = owner.model_fields.get(last) if owner is not None else None
+        if field is not None and not field.is_required() and not (error["type"] == "missing" and end == len(loc)):
+            return key
+    return None
+
+
+def _deepest_last(key: KeyPath) -> tuple[int, ...]:
+    """Remove deeper keys, then later array entries, first: the indices still to use stay valid."""
+    return (-len(key), *(-part if isinstance(part, int) else 0 for part in key))
+
+
+def _remove(data: Any, key: KeyPath, dropped: set[str]) -> None:
+    holder = data
+    for part in key[:-1]:
+        try:
+            holder = holder[part]
+        except (KeyError, IndexError, TypeError):
+            return  # already gone with an enclosing entry
+    last = key[-1]
+    try:
+        removed = holder[last]
+        del holder[last]
+    except (KeyError, IndexError, TypeError):
+        return
+    if isinstance(removed, Mapping):
+        dropped.update(str(removed[name]) for name in ("id", "view", "slug") if isinstance(removed.get(name), str))
+
+
 def _misspelling(model: type[BaseModel], error: ErrorDetails) -> KeyPath | None:
     """For an unknown key close to a known one, the key path it was probably meant to be."""
     if error["type"] != "extra_forbidden":
@@ -94,16 +179,45 @@ def _closest(name: str, owner: type[BaseModel] | None) -> str | None:
 def _problem(
     model: type[BaseModel], doc: TomlDocument, error: ErrorDetails, root_keys: frozenset[str]
 ) -> Problem:
+    problem = _shape_problem(model, doc, error, root_keys)
+    category = _category_of(doc, problem.key)
+    if category is None or problem.message.startswith("category "):
+        return problem
+    if error["type"] == "too_short" and problem.key[-1:] == ("items",):
+        message = f"category {category!r} holds no items; a category must hold at least one"
+    else:
+        message = f"category {category!r}: {problem.message}"
+    return Problem(problem.path, problem.line, problem.key, message, problem.hint)
+
+
+def _category_of(doc: TomlDocument, key: KeyPath) -> str | None:
+    """The id of the `[[review.categories]]` entry a problem is about (not about one of its items)."""
+    for at in range(len(key) - 1):
+        if key[at] != "categories" or not isinstance(key[at + 1], int):
+            continue
+        rest = key[at + 2 :]
+        if len(rest) >= 2 and rest[0] == "items" and isinstance(rest[1], int):
+            return None  # about one of its items, which the key path names
+        holder: Any = doc.data
+        for part in key[: at + 2]:
+            try:
+                holder = holder[part]
+            except (KeyError, IndexError, TypeError):
+                return None
+        found = holder.get("id") if isinstance(holder, Mapping) else None
+        return found if isinstance(found, str) else None
+    return None
+
+
+def _shape_problem(
+    model: type[BaseModel], doc: TomlDocument, error: ErrorDetails, root_keys: frozenset[str]
+) -> Problem:
     key, owner = _toml_key(model, error["loc"])
     kind = error["type"]
     value = error.get("input")
     if kind == "missing":
         parent, name = key[:-1], key[-1]
-        return doc.problem(
-            parent,
-            f"missing required key `{name}`",
-            _field_doc(owner, str(name)),
-        )
+        return doc.problem(parent, f"missing required key `{name}`", _missing_hint(owner, parent, str(name)))
     if kind == "extra_forbidden":
         return _unknown_key(doc, key, owner, root_keys)
     if kind in ("union_tag_invalid", "union_tag_not_found"):
@@ -139,6 +253,14 @@ _EXPLAINED: dict[tuple[str, str], tuple[str, str]] = {
 }
 """Unknown keys that are a known mistake, with what the author should do instead."""
 
+_UPSTREAM_ONLY: dict[str, frozenset[str]] = {
+    "Manifest": frozenset({"engines", "engine", "toolchain", "asset_kind", "tool", "canvas", "voxel", "model"}),
+    "PerformanceManifest": frozenset({"engines", "engine", "toolchain"}),
+    "CategoryItem": frozenset({"domains", "failure_cap"}),
+    "Validation": frozenset({"kind"}),
+}
+"""Keys the public Test Cabinet has and pytest-tcab does not support yet (DESIGN "Real catalogs")."""
+
 
 def _unknown_key(
     doc: TomlDocument, key: KeyPath, owner: type[BaseModel] | None, root_keys: frozenset[str]
@@ -149,10 +271,15 @@ def _unknown_key(
     if (owner_name, name) in _EXPLAINED:
         message, hint = _EXPLAINED[owner_name, name]
         return doc.problem(key, message, hint)
+    if name in _UPSTREAM_ONLY.get(owner_name, frozenset()):
+        return doc.problem(key, f"unknown key `{name}`",
+                           f"`{name}` is a key of the public Test Cabinet that pytest-tcab does not support yet; "
+                           "remove it to resolve the case here")
     if owner_name == "Category":
+        category = _category_of(doc, key)
         return doc.problem(
             key,
-            f"a category carries only `id`, `title` and its `items`; `{name}` is not allowed here",
+            f"category {category or '?'!r} carries only `id`, `title` and its `items`; `{name}` is not allowed here",
             f"put `{name}` on the category's items",
         )
     if table and name in root_keys:
@@ -234,10 +361,60 @@ def _tag_of(model: type[BaseModel]) -> str | None:
     return args[0] if args and isinstance(args[0], str) else None
 
 
-def _field_doc(owner: type[BaseModel] | None, name: str) -> str | None:
+def _missing_hint(owner: type[BaseModel] | None, table: KeyPath, name: str) -> str | None:
+    """What to write, and where: `add changelog = "..." above the first table header`."""
     if owner is None or name not in owner.model_fields:
         return None
-    return owner.model_fields[name].description
+    annotation = owner.model_fields[name].annotation
+    where = _where_to_add(table)
+    models = _models_in(annotation)
+    if models and _container(annotation) is None:
+        header = format_key_path(tuple(p for p in table if isinstance(p, str)) + (name,))
+        keys = [key for key, info in models[0].model_fields.items() if info.is_required()]
+        return f"add a [{header}] table" + (f" with {', '.join(keys)}" if keys else "")
+    container = _container(annotation)
+    if container is not None and container[0] is list:
+        example = "[...]"
+    elif container is not None:
+        example = "{ ... }"
+    elif (choices := _literals(annotation)):
+        shown = [f'"{c}"' if isinstance(c, str) else str(c) for c in choices]
+        return f"add `{name} = {shown[0]}` {where}" + (f" (one of {', '.join(shown)})" if len(shown) > 1 else "")
+    else:
+        example = _EXAMPLES.get(_scalar(annotation) or object, "...")
+    return f"add `{name} = {example}` {where}"
+
+
+def _literals(annotation: Any) -> tuple[Any, ...]:
+    if typing.get_origin(annotation) is Literal:
+        return typing.get_args(annotation)
+    for arg in typing.get_args(annotation):
+        if (found := _literals(arg)):
+            return found
+    return ()
+
+
+_EXAMPLES: dict[type, str] = {str: '"..."', bool: "true", int: "1", float: "1"}
+
+
+def _scalar(annotation: Any) -> type | None:
+    """The scalar type under `Annotated[...]` and `| None`."""
+    if isinstance(annotation, type):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _scalar(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _where_to_add(table: KeyPath) -> str:
+    if not table:
+        return "at the top of the file, above the first table header"
+    if isinstance(table[-1], int):
+        header = format_key_path(tuple(p for p in table if isinstance(p, str)))
+        return f"to this [[{header}]] entry"
+    return f"under [{format_key_path(table)}]"
 
 
 def _toml_type(value: object) -> str:

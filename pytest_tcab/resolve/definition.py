@@ -17,8 +17,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
-from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
 from typing import Any
 
 from pytest_tcab.case import DefinitionCase
@@ -40,10 +38,10 @@ from pytest_tcab.models.definition import Specification
 from pytest_tcab.models.definition import VersionInfo
 from pytest_tcab.models.definition import asset_kind_for
 from pytest_tcab.models.definition import asset_table
-from pytest_tcab.models.fields import is_kebab
 from pytest_tcab.models.fields import is_version
 from pytest_tcab.models.suite import SuiteConfig
 from pytest_tcab.models.validate import validate
+from pytest_tcab.models.validate import validate_partial
 from pytest_tcab.resolve.adversarial import adversarial_problems
 from pytest_tcab.resolve.common import indefinite
 from pytest_tcab.resolve.common import suggest
@@ -51,11 +49,9 @@ from pytest_tcab.resolve.common import where
 from pytest_tcab.resolve.manifest import performance_case_problems
 from pytest_tcab.resolve.paths import Expect
 from pytest_tcab.resolve.paths import check_path
+from pytest_tcab.resolve.paths import dest_problems
 from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import load
-
-if TYPE_CHECKING:
-    from pytest_tcab.suite import Suite
 
 VERSION_FILE = "version.toml"
 SPECIFICATION_FILE = "specification.toml"
@@ -166,9 +162,10 @@ def _version_info_rules(doc: TomlDocument, info: VersionInfo | None) -> list[Pro
                                     "name the folder like v1.0.0"))
     if info is None:
         return problems
-    if info.version != folder.name:
+    if folder.name not in (info.version, f"v{info.version}"):
         problems.append(doc.problem(("version",), f"version {info.version!r} differs from its folder {folder.name!r}",
-                                    "runs record the folder's name; make the two agree"))
+                                    "runs record the folder's name; make the two agree (with or without the "
+                                    "leading 'v')"))
     problems.extend(check_path(doc, folder, ("changelog",), info.changelog, "file", "changelog")[1])
     if info.description is not None:
         problems.extend(check_path(doc, folder, ("description",), info.description, "file", "description")[1])
@@ -186,7 +183,7 @@ def _specification(folder: Path, path: Path) -> SpecificationResolution:
                                               f"write the specification's prose in {PROSE_FILE} next to {path.name}"))
     if spec is None:
         return result
-    result.problems.extend(_seed_path_problems(loaded, ("path",), spec.path, "specs"))
+    result.problems.extend(dest_problems(loaded, ("path",), spec.path, "specs/"))
     for i, requirement in enumerate(spec.requirement):
         key: KeyPath = ("requirement", i)
         if _RFC2119.search(requirement.text) is None:
@@ -246,41 +243,29 @@ def _asset(path: Path, spec_ids: set[str]) -> AssetResolution:
     return result
 
 
-def _seed_path_problems(doc: TomlDocument, key: KeyPath, relative: str, under: str) -> list[Problem]:
-    """A destination inside the run workspace's `under/` folder must stay inside it."""
-    escape = dest_escapes(relative)
-    if escape is None:
-        return []
-    return [doc.problem(key, f"{relative!r} {escape}", f"write it relative to, and inside, {under}/")]
-
-
-def dest_escapes(relative: str) -> str | None:
-    """Why a path seeded into a run (which does not exist yet) would leave it; None when it stays."""
-    if "\x00" in relative:
-        return "contains a NUL character"
-    if relative.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", relative):
-        return "is absolute"
-    if ".." in PurePosixPath(relative.replace("\\", "/")).parts:
-        return "climbs out with '..'"
-    return None
-
-
 # -- definitions ------------------------------------------------------------------------------
 
 
 @dataclass
 class DefinitionResolution:
-    """What resolving one definition found: its problems, and the case when there are none."""
+    """What resolving one definition found: its problems, and the case as far as it resolves."""
 
     path: Path
     slug: str
     experimental: bool = False
     problems: list[Problem] = field(default_factory=list)
     case: DefinitionCase | None = None
+    """Whole when `clean`; else without what failed. Author mode renders and plans it either way;
+    run mode and seeding take a clean case only."""
+
+    @property
+    def clean(self) -> bool:
+        return self.case is not None and not self.problems
 
 
-def resolve_definition(path: Path, tree: VersionTree, config: SuiteConfig) -> DefinitionResolution:
-    """Resolve the definition at `path` against its version tree and the suite's configuration."""
+def resolve_definition(path: Path, tree: VersionTree, config: SuiteConfig | None) -> DefinitionResolution:
+    """Resolve the definition at `path` against its version tree and the suite's configuration
+    (None when the suite has no tcab.toml: its engines are then known by the definitions' slugs)."""
     result = DefinitionResolution(path, path.stem)
     loaded = load(path)
     if isinstance(loaded, Problem):
@@ -292,7 +277,7 @@ def resolve_definition(path: Path, tree: VersionTree, config: SuiteConfig) -> De
 
 
 class _DefinitionResolver:
-    def __init__(self, doc: TomlDocument, tree: VersionTree, config: SuiteConfig,
+    def __init__(self, doc: TomlDocument, tree: VersionTree, config: SuiteConfig | None,
                  result: DefinitionResolution) -> None:
         self.doc = doc
         self.tree = tree
@@ -310,8 +295,9 @@ class _DefinitionResolver:
         case_type = self._type()
         if case_type is None:
             return
-        model, shape = validate(DEFINITION_MODELS[case_type], self._owned_keys(case_type))
-        self.problems.extend(shape)
+        partial = validate_partial(DEFINITION_MODELS[case_type], self._owned_keys(case_type))
+        self.problems.extend(partial.problems)
+        model = partial.model
         if model is None:
             return
         self._path(("prompt",), model.prompt, "file", "prompt template")
@@ -319,9 +305,8 @@ class _DefinitionResolver:
         specifications = self._specifications(model)
         schemas = self._wasm_tables(model)
         produced = self._asset_table(model)
+        self._output(model)
         supplied = self._supplied_assets(model, specifications)
-        if self.problems:
-            return
         self.result.case = DefinitionCase(
             slug=self.doc.path.stem,
             version=self.folder.name,
@@ -387,13 +372,13 @@ class _DefinitionResolver:
             found = self._path(("workspace",), workspace, "dir", "workspace") if workspace is not None else None
             return (NO_ENGINE,), ({NO_ENGINE: found} if found is not None else {})
         doc = self.doc
-        known = {NO_ENGINE, *self.config.engines}
+        known = {NO_ENGINE, *self.config.engines} if self.config is not None else None
         seen: set[str] = set()
         for i, engine in enumerate(model.engines):
             if engine in seen:
                 self.problems.append(doc.problem(("engines", i), f"engine {engine!r} is listed twice"))
             seen.add(engine)
-            if engine not in known:
+            if known is not None and engine not in known:
                 self.problems.append(doc.problem(
                     ("engines", i), f"engine {engine!r} is not known",
                     f"known engines: {', '.join(sorted(known))} (`none` is always known; others are declared as "
@@ -418,9 +403,9 @@ class _DefinitionResolver:
     def _specifications(self, model: Definition) -> tuple[SeededSpecification, ...]:
         """The covered specifications, in the order listed (path order by default), with their problems."""
         doc = self.doc
-        covered: list[SpecificationResolution] = []
+        covered: list[tuple[KeyPath, SpecificationResolution]] = []
         if model.specifications is None:
-            covered = list(self.tree.specifications)
+            covered = [(("specifications",), entry) for entry in self.tree.specifications]
         else:
             known = {s.spec.id for s in self.tree.specifications if s.spec is not None}
             for i, spec_id in enumerate(model.specifications):
@@ -432,10 +417,10 @@ class _DefinitionResolver:
                     self.problems.append(doc.problem(key, f"specification {spec_id!r} is not declared in this suite "
                                                      "version", suggest(spec_id, known, "specification ids")))
                 else:
-                    covered.append(entry)
+                    covered.append((key, entry))
         seeded: list[SeededSpecification] = []
-        for entry in covered:
-            self.problems.extend(entry.problems)
+        for key, entry in covered:
+            self._depends_on(key, f"specification {entry.spec.id if entry.spec else entry.path.parent.name!r}", entry)
             if entry.spec is not None:
                 seeded.append(SeededSpecification(id=entry.spec.id, name=entry.spec.name, summary=entry.spec.summary,
                                                   path=entry.spec.path, source=entry.path,
@@ -472,14 +457,32 @@ class _DefinitionResolver:
                                                   f"add assets/{table.id}/asset.toml, or "
                                                   f"{suggest(table.id, known, 'asset ids')}"))
             return None
-        self.problems.extend(entry.problems)
+        self._depends_on(key, f"asset {table.id!r}", entry)
         wanted = asset_kind_for(model)
         if entry.asset.kind != wanted:
             sheet = f" (sheet = {'true' if wanted == 'sprite-sheet' else 'false'})" if model.type == "sprite" else ""
-            self.problems.append(self.doc.problem(key, f"asset {table.id!r} is a {entry.asset.kind}, but a "
-                                                  f"{model.type} definition{sheet} produces a {wanted}",
+            self.problems.append(self.doc.problem(key, f"asset {table.id!r} is {indefinite(entry.asset.kind)}, but "
+                                                  f"{indefinite(model.type)} definition{sheet} produces {indefinite(str(wanted))}",
                                                   _kind_hint(model.type, entry.asset.kind)))
         return _asset_of(entry)
+
+    def _depends_on(self, key: KeyPath, what: str, entry: SpecificationResolution | AssetResolution) -> None:
+        """A definition cannot run while a file it seeds or produces is broken. One problem says so and
+        names that file, whose own `resolve` item lists its problems: each is reported there, once."""
+        if not entry.problems:
+            return
+        count = len(entry.problems)
+        relative = entry.path.relative_to(self.folder).as_posix()
+        self.problems.append(self.doc.problem(
+            key, f"{what} does not resolve: {relative} has {count} problem{'s' if count != 1 else ''}",
+            f"they are reported by {relative}::resolve; fix them there"))
+
+    def _output(self, model: Definition) -> None:
+        """A Blender definition's `[output] actions` is written by the model inside the run."""
+        output = getattr(model, "output", None)
+        if output is None:
+            return
+        self.problems.extend(dest_problems(self.doc, ("output", "actions"), output.actions, "the run root"))
 
     def _supplied_assets(self, model: Definition, specs: tuple[SeededSpecification, ...]) -> tuple[SuppliedAsset, ...]:
         """End to end runs are given every asset their specifications describe; no other type is."""
@@ -490,7 +493,7 @@ class _DefinitionResolver:
         for entry in self.tree.assets:
             if entry.asset is None or entry.asset.specification not in covered:
                 continue
-            self.problems.extend(entry.problems)
+            self._depends_on(("specifications",), f"asset {entry.asset.id!r}", entry)
             supplied.append(_asset_of(entry))
         return tuple(supplied)
 
@@ -533,22 +536,3 @@ def _kind_hint(case_type: str, kind: str) -> str:
     if kind == "sprite-sheet":
         return "set sheet = true, or name a sprite asset"
     return "name an asset whose kind is sprite (or sprite-sheet, with sheet = true)"
-
-
-# -- slugs ------------------------------------------------------------------------------------
-
-
-def definition_slug_problems(suite: Suite, path: Path) -> list[Problem]:
-    """A definition's slug is its file stem: kebab-case, and no catalog case may claim it."""
-    slug = path.stem
-    problems: list[Problem] = []
-    if not is_kebab(slug):
-        fixed = re.sub(r"[^a-z0-9]+", "-", slug.lower()).strip("-") or "my-case"
-        problems.append(Problem(path, None, (), f"the file name makes slug {slug!r}, which is not a kebab-case token",
-                                f"rename the file to {fixed}.toml: lowercase letters and digits, single hyphens"))
-    for manifest in sorted(suite.slug_index.by_slug.get(slug, [])):
-        problems.append(Problem(path, None, (), f"slug {slug!r} is also declared by "
-                                f"{manifest.relative_to(suite.root).as_posix()}",
-                                "slugs are unique across the whole suite, both layouts together; rename the file "
-                                "or the catalog case's slug"))
-    return problems

@@ -8,11 +8,13 @@ a `CaseVersion` is built only when none was found.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from pathlib import PurePosixPath
 
 from pytest_tcab.case import Adversarial
 from pytest_tcab.case import CaseVersion
@@ -28,19 +30,21 @@ from pytest_tcab.models.manifest import AdversarialManifest
 from pytest_tcab.models.manifest import Build
 from pytest_tcab.models.manifest import Manifest
 from pytest_tcab.models.manifest import PerformanceManifest
+from pytest_tcab.models.manifest import PerformanceVariantFile
 from pytest_tcab.models.manifest import VariantFile
 from pytest_tcab.models.manifest import humanize
 from pytest_tcab.models.performance import PerfCase
 from pytest_tcab.models.suite import SuiteConfig
-from pytest_tcab.models.validate import validate
+from pytest_tcab.models.validate import validate_partial
 from pytest_tcab.paths import is_inside
 from pytest_tcab.resolve.adversarial import adversarial_case
 from pytest_tcab.resolve.adversarial import adversarial_problems
 from pytest_tcab.resolve.common import duplicates
 from pytest_tcab.resolve.common import indefinite
 from pytest_tcab.resolve.common import suggest
-from pytest_tcab.resolve.paths import Expect
 from pytest_tcab.resolve.paths import check_path
+from pytest_tcab.resolve.paths import dest_problems
+from pytest_tcab.resolve.scope import VersionScope
 from pytest_tcab.resolve.variant import VariantRules
 from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import load
@@ -62,6 +66,8 @@ CODE_TYPES = frozenset({"end-to-end", "full-stack"})
 DEFAULT_VARIANT = "default"
 ERRATA_FILE = "errata.toml"
 """The slug of the single implicit variant of a case that declares no `variants`."""
+_NPM_INSTALL = re.compile(r"\bnpm\s+(?:install|i)\b")
+"""`npm install` (or `npm i`) anywhere in an init command."""
 REVIEWED_TABLES = {"domain": "`[[domain]]`", "review": "`[review]`", "review_item": "`[[review_item]]`"}
 """What a reviewer scores: a performance case has none of it, since answers and fuel are its score."""
 
@@ -79,9 +85,25 @@ class Resolution:
     errata: list[Problem] | None = None
     """Problems of errata.toml; None when the version has no errata file."""
     case: CaseVersion | None = None
+    """The case as far as it resolves: whole when `clean`, else without what failed. Author mode
+    renders its templates and plans its seeding either way; run mode takes a clean case only."""
+
+    @property
+    def clean(self) -> bool:
+        """No problem anywhere in the version: the case is what its files say."""
+        return self.case is not None and not (self.common or any(self.by_variant.values()) or self.errata)
 
     def problems_for(self, variant: str) -> list[Problem]:
-        return self.common + self.by_variant.get(variant, [])
+        """The problems `resolve[<variant>]` reports: a problem of the whole version is reported
+        once, under the first (default) variant, and each variant's own under it."""
+        first = self.variant_slugs[:1] == [variant]
+        return (self.common if first else []) + self.by_variant.get(variant, [])
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every problem of the version once: what a lookup that needs a clean case reports."""
+        found = self.common + [p for slug in self.variant_slugs for p in self.by_variant.get(slug, [])]
+        return list(dict.fromkeys(found + (self.errata or [])))
 
 
 def catalog_type(manifest_path: Path) -> tuple[str | None, str | None]:
@@ -104,18 +126,16 @@ def resolve_version(manifest_path: Path, config: SuiteConfig, package_root: Path
     return result
 
 
-class VersionResolver:
+class VersionResolver(VersionScope):
     """Resolves one catalog case version into `Resolution`; variants are resolved by `VariantRules`."""
 
     def __init__(
         self, doc: TomlDocument, config: SuiteConfig, package_root: Path, result: Resolution
     ) -> None:
-        self.doc = doc
-        self.folder = doc.path.parent
+        super().__init__(doc, result.common, result.variant_slugs)
         self.config = config
         self.package_root = package_root
         self.result = result
-        self.common = result.common
 
     # -- the manifest ------------------------------------------------------------------
     def run(self) -> None:
@@ -128,33 +148,36 @@ class VersionResolver:
         self.result.experimental = doc.data.get("experimental") is True
         self._layout(folder_type, folder_difficulty, declared_type)
         if case_type == "performance":
-            perf, problems = validate(PerformanceManifest, self._unreviewed(), root_keys=ROOT_KEYS)
-            self.common.extend(problems)
-            self.result.variant_slugs = [DEFAULT_VARIANT]
+            partial_perf = validate_partial(PerformanceManifest, self._unreviewed(), root_keys=ROOT_KEYS)
+            self.common.extend(partial_perf.problems)
+            perf = partial_perf.model
+            perf_docs = self._variant_docs(doc.data.get("variants"))
+            self.variant_slugs[:] = [slug for slug, _ in perf_docs]
             if perf is not None:
-                self._performance(perf)
+                self._performance(perf, self._performance_variants(perf_docs))
             return
         if case_type == "adversarial":
-            tables, problems = validate(AdversarialManifest, self._unreviewed(), root_keys=ROOT_KEYS)
-            self.common.extend(problems)
-            self.result.variant_slugs = [DEFAULT_VARIANT]
-            if tables is not None:
-                self._adversarial(tables)
+            tables = validate_partial(AdversarialManifest, self._unreviewed(), root_keys=ROOT_KEYS)
+            self.common.extend(tables.problems)
+            self.variant_slugs[:] = [DEFAULT_VARIANT]
+            if tables.model is not None:
+                self._adversarial(tables.model)
             return
-        manifest, problems = validate(Manifest, doc, root_keys=ROOT_KEYS)
-        self.common.extend(problems)
+        partial = validate_partial(Manifest, doc, root_keys=ROOT_KEYS)
+        self.common.extend(partial.problems)
+        self.dropped.update(partial.dropped)
+        manifest = partial.model
         self._review_grammar_exclusive()
         variant_docs = self._variant_docs(doc.data.get("variants"))
         if manifest is None:
-            self.result.variant_slugs = [slug for slug, _ in variant_docs] or [DEFAULT_VARIANT]
+            self.variant_slugs[:] = [slug for slug, _ in variant_docs] or [DEFAULT_VARIANT]
             return
         variants = self._variants(manifest, variant_docs)
-        self.result.variant_slugs = [slug for slug, _ in variants]
+        self.variant_slugs[:] = [slug for slug, _ in variants]
         self._common_rules(manifest, case_type or "end-to-end")
         resolved = [self._variant(manifest, slug, variant) for slug, variant in variants]
         errata = self._errata(resolved)
-        if self.common or any(self.result.by_variant.values()) or self.result.errata:
-            return
+        self._report_once()
         self.result.case = CaseVersion(
             slug=manifest.slug,
             version=self.folder.name,
@@ -168,6 +191,7 @@ class VersionResolver:
             checks=tuple(manifest.check),
             handle=manifest.instrumentation.handle if manifest.instrumentation else None,
             tick_hz=manifest.instrumentation.tick_hz if manifest.instrumentation else None,
+            common_domains=tuple(domain.id for domain in manifest.domain),
             assets=tuple(manifest.assets),
             packages=tuple(manifest.packages),
             variants=tuple(v for v in resolved if v is not None),
@@ -206,12 +230,6 @@ class VersionResolver:
                             "the difficulty and the difficulty folder must agree")
             )
 
-    def path(self, doc: TomlDocument, key: KeyPath, relative: str, expect: Expect, what: str,
-              into: list[Problem]) -> Path | None:
-        target, problems = check_path(doc, self.folder, key, relative, expect, what)
-        into.extend(problems)
-        return target
-
     def _review_grammar_exclusive(self) -> None:
         if "review" in self.doc.data and "review_item" in self.doc.data:
             self.common.append(
@@ -238,22 +256,24 @@ class VersionResolver:
             out.append(doc.problem(("domain",), "declares no `[[domain]]`; at least one common scoring domain is required",
                                    "add [[domain]] with an `id` and a `description` of what the reviewer rates"))
         self._packages(manifest, case_type)
+        self._output(manifest, case_type)
         if manifest.check:
             self._checks(manifest)
-
-    def reference_file(self, doc: TomlDocument, key: KeyPath, path: str | None, media: str | None,
-                        out: list[Problem]) -> None:
-        if path is not None:
-            self.path(doc, key + ("path",), path, "file", "reference mockup", out)
-        if media is not None:
-            self.path(doc, key + ("media",), media, "file", "reference media", out)
 
     def _packages(self, manifest: Manifest, case_type: str) -> None:
         doc, out = self.doc, self.common
         if manifest.packages and case_type not in ("end-to-end",):
-            out.append(doc.problem(("packages",), f"`packages` is end-to-end only; a {case_type} case may not declare it",
+            out.append(doc.problem(("packages",), f"`packages` is end-to-end only; {indefinite(case_type)} case may not declare it",
                                    "remove `packages`"))
             return
+        if manifest.packages and (manifest.init is None or _NPM_INSTALL.search(manifest.init) is None):
+            message = ("declares `packages` but no `init`; a case that declares `packages` must run `npm install` "
+                       "in its `init`" if manifest.init is None else
+                       f"init = {manifest.init!r} does not run `npm install`, which a case that declares "
+                       "`packages` must")
+            out.append(doc.problem(("init",) if manifest.init is not None else ("packages",), message,
+                                   'the case ships no lockfile, so `npm ci` cannot install the vendored packages: '
+                                   'write init = "npm install"'))
         for i, name in enumerate(manifest.packages):
             if name not in self.config.packages:
                 known = ", ".join(sorted(self.config.packages)) or "none (the suite's tcab.toml declares no [packages])"
@@ -261,6 +281,16 @@ class VersionResolver:
                                        f"known packages: {known}"))
         for dup in duplicates(manifest.packages):
             out.append(doc.problem(("packages",), f"package {dup!r} is declared twice"))
+
+    def _output(self, manifest: Manifest, case_type: str) -> None:
+        """`[output]` names where a Blender case's model writes its script, inside the run."""
+        if manifest.output is None:
+            return
+        if case_type != "blender":
+            self.common.append(self.doc.problem(("output",), f"`[output]` is the table of Blender cases; "
+                                                f"{indefinite(case_type)} case may not declare it", "remove `[output]`"))
+            return
+        self.common.extend(dest_problems(self.doc, ("output", "actions"), manifest.output.actions, "the run root"))
 
     def _checks(self, manifest: Manifest) -> None:
         doc = self.doc
@@ -286,10 +316,12 @@ class VersionResolver:
                 continue
             target = self.path(self.doc, ("variants", i), relative, "file", "variant file", self.common)
             if target is None:
+                self.unresolved_variants.add(PurePosixPath(relative).stem)
                 continue
             loaded = load(target)
             if isinstance(loaded, Problem):
                 self.result.by_variant.setdefault(target.stem, []).append(loaded)
+                self.unresolved_variants.add(target.stem)
                 found.append((target.stem, None))
                 continue
             slug = loaded.data.get("slug")
@@ -306,8 +338,12 @@ class VersionResolver:
             if vdoc is None:
                 variants.append((slug, None))
                 continue
-            model, shape = validate(VariantFile, vdoc)
-            problems.extend(shape)
+            partial = validate_partial(VariantFile, vdoc)
+            problems.extend(partial.problems)
+            self.dropped.update(partial.dropped)
+            model = partial.model
+            if model is None:
+                self.unresolved_variants.add(slug)
             if manifest.review is not None and "review_item" in vdoc.data:
                 problems.append(vdoc.problem(("review_item",), "uses `[[review_item]]`, but the case is authored in the "
                                              "categories grammar (`[review] format = 2`)",
@@ -331,6 +367,28 @@ class VersionResolver:
         rules = VariantRules(self, manifest, slug, vdoc, own, problems)
         return rules.resolve()
 
+    def _report_once(self) -> None:
+        """A problem every variant found at the same place is the version's, reported once.
+
+        A common declaration broken for all variants alike (a check naming a missing view, a
+        common item's misspelt reference) would otherwise repeat under every `resolve[...]` item.
+        """
+        slugs = self.result.variant_slugs
+        if len(slugs) < 2:
+            return
+        lists = [self.result.by_variant.get(slug, []) for slug in slugs]
+
+        def place(problem: Problem, slug: str) -> tuple[Path, int | None, KeyPath, str, str | None]:
+            return problem.path, problem.line, problem.key, problem.message.replace(f"variant {slug!r}", "any variant"), \
+                problem.hint
+        shared = set.intersection(*({place(p, slug) for p in found} for slug, found in zip(slugs, lists)))
+        if not shared:
+            return
+        for slug, found in zip(slugs, lists):
+            found[:] = [p for p in found if place(p, slug) not in shared]
+        for path, line, key, message, hint in sorted(shared, key=lambda found: (str(found[0]), found[1] or 0, found[3])):
+            self.common.append(Problem(path, line, key, message, hint))
+
     # -- errata ------------------------------------------------------------------------
     def _errata(self, variants: list[Variant | None]) -> tuple[Erratum, ...]:
         path = self.folder / ERRATA_FILE
@@ -342,8 +400,9 @@ class VersionResolver:
         if isinstance(loaded, Problem):
             problems.append(loaded)
             return ()
-        errata, shape = validate(ErrataFile, loaded)
-        problems.extend(shape)
+        partial = validate_partial(ErrataFile, loaded)
+        problems.extend(partial.problems)
+        errata = partial.model
         if errata is None:
             return ()
         slugs = self.result.variant_slugs
@@ -353,10 +412,12 @@ class VersionResolver:
             problems.append(loaded.problem(("erratum", index, "id"), f"erratum id {dup!r} is used twice",
                                            "ids must be unique within errata.toml"))
         for i, erratum in enumerate(errata.erratum):
+            if erratum.variant in self.unresolved_variants:
+                continue  # its variant file's own problem is the one to fix
             if erratum.variant is not None and erratum.variant not in slugs:
                 problems.append(loaded.problem(("erratum", i, "variant"), f"variant {erratum.variant!r} is not declared",
                                                f"declared variants: {', '.join(slugs)}"))
-            if erratum.review is None:
+            if erratum.review is None or erratum.review.split(".")[0] in self.dropped or erratum.review in self.dropped:
                 continue
             scope = [erratum.variant] if erratum.variant in verdicts else list(verdicts)
             known = set().union(*(verdicts[s] for s in scope)) if scope else set()
@@ -382,6 +443,26 @@ class VersionResolver:
         kept = {key: value for key, value in doc.data.items() if key not in REVIEWED_TABLES}
         return TomlDocument(doc.path, kept, doc.source)
 
+    def _performance_variants(self, docs: list[tuple[str, TomlDocument | None]]
+                              ) -> list[tuple[str, PerformanceVariantFile | None]]:
+        """Each variant file of a performance case: a name and additive specs, checked like a game's."""
+        variants: list[tuple[str, PerformanceVariantFile | None]] = []
+        for slug, vdoc in docs:
+            problems = self.result.by_variant.setdefault(slug, [])
+            if vdoc is None:
+                variants.append((slug, None))
+                continue
+            partial = validate_partial(PerformanceVariantFile, vdoc)
+            problems.extend(partial.problems)
+            model = partial.model
+            for i, spec in enumerate(model.spec if model is not None else ()):
+                self.path(vdoc, ("spec", i, "source"), spec.source, "file", "spec source", problems)
+            variants.append((slug, model))
+        for dup in duplicates([slug for slug, _ in docs]):
+            self.common.append(self.doc.problem(("variants",), f"two variant files declare slug {dup!r}",
+                                                "variant slugs are recorded in runs and must be unique within the case"))
+        return variants
+
     def _wasm_material(self, manifest: PerformanceManifest | AdversarialManifest,
                        schemas: tuple[str, ...]) -> list[Path]:
         """Path rules of what a wasm case seeds: changelog, prompt, workspace, specs; the seeded paths."""
@@ -398,10 +479,18 @@ class VersionResolver:
         seeded.extend(self.folder / relative for relative in schemas)
         return [path for path in seeded if path is not None]
 
-    def _wasm_case(self, manifest: PerformanceManifest | AdversarialManifest, *,
+    def _wasm_case(self, manifest: PerformanceManifest | AdversarialManifest,
+                   variants: list[tuple[str, PerformanceVariantFile | None]], *,
                    performance: Performance | None = None, adversarial: Adversarial | None = None) -> CaseVersion:
-        """The case version of a performance or adversarial manifest: one default variant, no checklist."""
+        """The case version of a performance or adversarial manifest: its variants, no checklist."""
         workspace = self.folder / manifest.workspace if manifest.workspace is not None else None
+        resolved = tuple(
+            Variant(slug=slug, name=own.display_name if own else humanize(slug),
+                    description=own.description if own else None, workspace=workspace,
+                    reference_implementation=None, specs=tuple(manifest.spec) + tuple(own.spec if own else ()),
+                    references=(), proofs=(), checklist=(), domains=())
+            for slug, own in variants
+        )
         return CaseVersion(
             slug=manifest.slug,
             version=self.folder.name,
@@ -416,32 +505,28 @@ class VersionResolver:
             handle=None,
             assets=(),
             packages=(),
-            variants=(Variant(slug=DEFAULT_VARIANT, name=humanize(DEFAULT_VARIANT), description=None,
-                              workspace=workspace, reference_implementation=None, specs=tuple(manifest.spec),
-                              references=(), proofs=(), checklist=(), domains=()),),
+            variants=resolved,
             errata=(),
             performance=performance,
             adversarial=adversarial,
         )
 
-    def _performance(self, manifest: PerformanceManifest) -> None:
+    def _performance(self, manifest: PerformanceManifest,
+                     variants: list[tuple[str, PerformanceVariantFile | None]]) -> None:
         seeded = self._wasm_material(manifest, ())
         for key in ("input", "output"):
             found = self.path(self.doc, ("contract", key), getattr(manifest.contract, key), "file",
                               f"contract {key} schema", self.common)
             seeded.extend([found] if found is not None else [])
         self.common.extend(performance_case_problems(self.doc, self.folder, manifest.case, seeded=seeded))
-        if not self.common:
-            self.result.case = self._wasm_case(manifest, performance=Performance(
-                build=manifest.build, contract=manifest.contract, sandbox=manifest.sandbox,
-                cases=tuple(manifest.case)))
+        self.result.case = self._wasm_case(manifest, variants, performance=Performance(
+            build=manifest.build, contract=manifest.contract, sandbox=manifest.sandbox, cases=tuple(manifest.case)))
 
     def _adversarial(self, manifest: AdversarialManifest) -> None:
         seeded = self._wasm_material(manifest, (manifest.contract.world, manifest.contract.action))
         self.common.extend(adversarial_problems(self.doc, self.folder, manifest, seeded=seeded))
-        if not self.common:
-            self.result.case = self._wasm_case(manifest, adversarial=adversarial_case(self.folder, manifest))
-
+        self.result.case = self._wasm_case(manifest, [(DEFAULT_VARIANT, None)],
+                                           adversarial=adversarial_case(self.folder, manifest))
 
 def performance_case_problems(doc: TomlDocument, folder: Path, cases: Sequence[PerfCase], *,
                               seeded: Sequence[Path] = ()) -> list[Problem]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_tcab.errors import Problem
+from pytest_tcab.models.fields import is_kebab
 from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import load
 
@@ -69,3 +71,19 @@ def build_slug_index(suite: Suite) -> SlugIndex:
     for definition in suite.definitions:
         index.definitions[definition.stem].append(definition)
     return index
+
+
+def definition_slug_problems(suite: Suite, path: Path) -> list[Problem]:
+    """A definition's slug is its file stem: kebab-case, and no catalog case may claim it."""
+    slug = path.stem
+    problems: list[Problem] = []
+    if not is_kebab(slug):
+        fixed = re.sub(r"[^a-z0-9]+", "-", slug.lower()).strip("-") or "my-case"
+        problems.append(Problem(path, None, (), f"the file name makes slug {slug!r}, which is not a kebab-case token",
+                                f"rename the file to {fixed}.toml: lowercase letters and digits, single hyphens"))
+    for manifest in sorted(suite.slug_index.by_slug.get(slug, [])):
+        problems.append(Problem(path, None, (), f"slug {slug!r} is also declared by "
+                                f"{manifest.relative_to(suite.root).as_posix()}",
+                                "slugs are unique across the whole suite, both layouts together; rename the file "
+                                "or the catalog case's slug"))
+    return problems

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pytest_tcab.case import ChecklistItem
 from pytest_tcab.case import Variant
@@ -32,10 +31,8 @@ from pytest_tcab.resolve.common import norm
 from pytest_tcab.resolve.common import second
 from pytest_tcab.resolve.common import suggest
 from pytest_tcab.resolve.common import where
+from pytest_tcab.resolve.scope import VersionScope
 from pytest_tcab.toml import TomlDocument
-
-if TYPE_CHECKING:
-    from pytest_tcab.resolve.manifest import VersionResolver
 
 Drivers = list[tuple[Located, Validation]]
 """The validation tables of a checklist item, with where each was declared."""
@@ -44,7 +41,7 @@ Drivers = list[tuple[Located, Validation]]
 class VariantRules:
     """The rules of one variant's effective set: common material plus the variant's own."""
 
-    def __init__(self, parent: VersionResolver, manifest: Manifest, slug: str,
+    def __init__(self, parent: VersionScope, manifest: Manifest, slug: str,
                  vdoc: TomlDocument | None, own: VariantFile | None, problems: list[Problem]) -> None:
         self.parent = parent
         self.doc = parent.doc
@@ -101,7 +98,7 @@ class VariantRules:
         seen = {d.id for d in common}
         for dup in duplicates([d.id for d in common]):
             index = second([d.id for d in common], dup)
-            if self.slug == self.parent.result.variant_slugs[0]:  # report a common clash once
+            if self.parent.is_first(self.slug):  # report a common clash once
                 self.parent.common.append(self.doc.problem(("domain", index, "id"), f"domain id {dup!r} is declared twice"))
         for i, domain in enumerate(own):
             if domain.id in seen:
@@ -113,7 +110,7 @@ class VariantRules:
     def _references(self) -> list[Reference]:
         common, own = self.manifest.reference, list(self.own.reference) if self.own else []
         common_views = [r.view for r in common]
-        if self.slug == self.parent.result.variant_slugs[0]:
+        if self.parent.is_first(self.slug):
             for dup in duplicates(common_views):
                 self.parent.common.append(self.doc.problem(("reference", second(common_views, dup), "view"),
                                                            f"view {dup!r} is declared twice"))
@@ -135,7 +132,7 @@ class VariantRules:
             for i, proof in enumerate(proofs):
                 doc = self.doc if scope == "common" else self.vdoc
                 assert doc is not None
-                if scope == "common" and self.slug != self.parent.result.variant_slugs[0]:
+                if scope == "common" and not self.parent.is_first(self.slug):
                     ids.add(proof.id)
                     dests.add(norm(proof.dest))
                     continue  # common clashes are reported once, with the first variant
@@ -154,6 +151,8 @@ class VariantRules:
         for i, check in enumerate(self.manifest.check):
             ref = by_view.get(check.baseline_view)
             key = ("check", i, "reference" if check.reference is not None else "view")
+            if ref is None and check.baseline_view in self.parent.dropped:
+                continue  # the reference itself is broken, and reported
             if ref is None:
                 self.problems.append(self.doc.problem(
                     key, f"check {check.view!r} names reference view {check.baseline_view!r}, which variant "
@@ -253,7 +252,7 @@ class VariantRules:
                 key: KeyPath = ("review_item", i)
                 into = self.problems
                 allowed = common_domains if common else domains
-                if item.domain is not None and item.domain not in allowed:
+                if item.domain is not None and item.domain not in allowed and item.domain not in self.parent.dropped:
                     hint = ("a common item may name only a common domain" if common and item.domain in domains
                             else suggest(item.domain, allowed, "domains"))
                     into.append(doc.problem(key + ("domain",), f"domain {item.domain!r} is not declared for variant {self.slug!r}", hint))
@@ -333,10 +332,10 @@ class VariantRules:
 
     def _media_links(self, doc: TomlDocument, key: KeyPath, reference: str | None, proof: str | None,
                      views: set[str], proofs: set[str]) -> None:
-        if reference is not None and reference not in views:
+        if reference is not None and reference not in views and reference not in self.parent.dropped:
             self.problems.append(doc.problem(key + ("reference",), f"reference view {reference!r} does not resolve for "
                                              f"variant {self.slug!r}", suggest(reference, views, "views")))
-        if proof is not None and proof not in proofs:
+        if proof is not None and proof not in proofs and proof not in self.parent.dropped:
             self.problems.append(doc.problem(key + ("proof",), f"proof {proof!r} does not resolve for variant "
                                              f"{self.slug!r}", suggest(proof, proofs, "proofs")))
 

@@ -43,10 +43,12 @@ from pytest_tcab.models.manifest import humanize
 from pytest_tcab.models.suite import RunFile
 from pytest_tcab.models.validate import validate
 from pytest_tcab.nodeids import match_saved_form
+from pytest_tcab.options import EXPERIMENTAL_OPTION
 from pytest_tcab.outcomes import skip_unless_strict
 from pytest_tcab.resolve.adversarial import adversarial_case
 from pytest_tcab.resolve.common import indefinite
 from pytest_tcab.resolve.manifest import DEFAULT_VARIANT
+from pytest_tcab.session import experimental_allowed
 from pytest_tcab.suite import FoundDefinition
 from pytest_tcab.suite import Suite
 from pytest_tcab.toml import TomlDocument
@@ -123,9 +125,17 @@ def read_run_spec(run_dir: Path, override: str | None) -> RunSpec:
     return given.over(spec) if given is not None and given.case == spec.case else (given or spec)
 
 
-def find_case(suite: Suite, spec: RunSpec) -> tuple[CaseVersion, Variant]:
-    """The case version and variant a run validates, or a `TcabError` saying what exists instead."""
+def find_case(suite: Suite, spec: RunSpec, *, allow_experimental: bool = True) -> tuple[CaseVersion, Variant]:
+    """The case version and variant a run validates, or a `TcabError` saying what exists instead.
+
+    An experimental case refuses to resolve unless the deployment opts in (spec/manifests.md):
+    it is treated as if it did not exist, so it is never built or graded.
+    """
     found = suite.find(spec.case, spec.version, spec.variant, spec.engine)
+    if found.experimental and not allow_experimental:
+        raise RunError(f"case {spec.case!r} ({found.case.version}) is experimental, and this deployment has not "
+                       "opted in to experimental cases, so it refuses to resolve and is not run; "
+                       f"pass {EXPERIMENTAL_OPTION} or set TCAB_BACKEND_ALLOW_EXPERIMENTAL=1 to run it")
     if isinstance(found, FoundDefinition):
         return definition_run_case(found.case, found.engine)
     return found.case, found.variant
@@ -574,7 +584,7 @@ def _resolve_runs(config: pytest.Config) -> RunContext | TcabError:
 
 def _run(config: pytest.Config, suite: Suite, folder: Path) -> RunContext:
     spec = read_run_spec(folder, config.getoption("tcab_case"))
-    case, variant = find_case(suite, spec)
+    case, variant = find_case(suite, spec, allow_experimental=experimental_allowed(config))
     return RunContext(config, case, variant, folder, spec.engine or "none", label=folder.name)
 
 

@@ -182,6 +182,7 @@ def _run(run: dict[str, Any], out_dir: Path) -> str:
 
     parts = [
         _part("Score", _score(run["score"])) if "score" in run else "",
+        _part("Domains", _domains(run["domains"])) if "domains" in run else "",
         _part("Performance", _performance(run["performance"], by_kind))
         if "performance" in run else "",
         _part("Tournament", _tournament(run["tournament"], by_kind, out_dir))
@@ -486,6 +487,25 @@ def _score(score: dict[str, Any]) -> str:
         f'<div class="figure">{" · ".join(parts)}</div>'
         f'<div class="bar"><span style="width:{share:.1%}"></span></div>{failed_line}{table}'
     )
+
+
+def _domains(domains: dict[str, Any]) -> str:
+    """The effective domain set: each domain's items with their automated outcomes, and the rating
+    the reviewer gives on the scale (the overall rating is the worst of them)."""
+    scale = " &gt; ".join(_e(word) for word in domains.get("scale", []))
+    rows = []
+    for domain in domains.get("set", []):
+        outcomes = [f"{_e(unit)} {_badge(outcome)}" for item in domain.get("items", [])
+                    for unit, outcome in item.get("outcomes", {}).items()]
+        scope = "common" if domain.get("common") else "this variant"
+        heading = (f"<b>{_get(domain, 'name')}</b> <small>{_get(domain, 'id')} · {scope}</small>"
+                   f"<br>{_get(domain, 'description')}")
+        rows.append((heading,
+                     "<br>".join(outcomes) or "-",
+                     _e(domain.get("rating") or "left for the reviewer")))
+    table = _table(("domain", "items (automated outcome)", "rating"), rows)
+    return (f'<div class="figure">rated by the reviewer on {scale}; the overall rating is the worst domain rating'
+            f' ({_e(domains.get("overall") or "left for the reviewer")})</div>{table}')
 
 
 def _performance(perf: dict[str, Any], by_kind: dict[str, list[dict[str, Any]]]) -> str:

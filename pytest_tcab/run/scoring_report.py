@@ -8,8 +8,11 @@ from typing import Any
 
 import pytest
 
+from pytest_tcab.case import Variant
 from pytest_tcab.errors import TcabError
 from pytest_tcab.outcomes import OVER_CEILING
+from pytest_tcab.scoring import RATING_SCALE
+from pytest_tcab.scoring import domain_summaries
 from pytest_tcab.scoring import excluded_verdicts
 from pytest_tcab.scoring import score
 
@@ -39,7 +42,7 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
         if any(item["kind"] == "requirement" for item in items):
             found["requirements"] = _requirements(items)
         return found
-    variant, errata = _resolved(config, record.identity)
+    variant, errata, common_domains = _resolved(config, record.identity)
     if variant is None:
         return {}
     excluded = excluded_verdicts(variant, errata)
@@ -74,6 +77,7 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
                 for i in result.items
             ],
         },
+        "domains": _domains(variant, common_domains, verdicts, excluded),
         "errata": [
             {"id": e.id, "title": e.title, "severity": e.severity, "affects_scoring": e.affects_scoring,
              "exclude_from_score": e.exclude_from_score, "review": e.review, "variant": e.variant,
@@ -83,7 +87,24 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
     }
 
 
-def _resolved(config: pytest.Config, identity: dict[str, str]) -> tuple[Any, tuple[Any, ...]]:
+def _domains(variant: Variant, common: tuple[str, ...], verdicts: dict[str, bool | None],
+             excluded: frozenset[str]) -> dict[str, Any]:
+    """The run variant's effective domain set, each domain's items with their automated outcomes,
+    and the ratings, which are the reviewer's: left empty here, with the scale they are given on."""
+    return {
+        "scale": list(RATING_SCALE),
+        "overall": None,
+        "overall_rule": "the worst rating across the effective domain set",
+        "rated_by": "reviewer",
+        "set": [
+            {"id": d.id, "name": d.name, "description": d.description, "common": d.common, "rating": None,
+             "items": [{"id": i.id, "title": i.title, "outcomes": dict(i.outcomes)} for i in d.items]}
+            for d in domain_summaries(variant, common, verdicts, excluded)
+        ],
+    }
+
+
+def _resolved(config: pytest.Config, identity: dict[str, str]) -> tuple[Any, tuple[Any, ...], tuple[str, ...]]:
     from pytest_tcab.run.context import RunSpec
     from pytest_tcab.run.context import find_case
     from pytest_tcab.session import configured_root
@@ -94,9 +115,9 @@ def _resolved(config: pytest.Config, identity: dict[str, str]) -> tuple[Any, tup
     try:
         case, variant = find_case(suite, RunSpec(identity["case"], identity["version"], identity["variant"]))
     except TcabError:  # the run's collection already reported why it does not resolve
-        return None, ()
+        return None, (), ()
     applies = tuple(e for e in case.errata if e.variant in (None, variant.slug))
-    return variant, applies
+    return variant, applies, case.common_domains
 
 
 def _performance(items: list[dict[str, Any]]) -> dict[str, Any]:

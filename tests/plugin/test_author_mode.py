@@ -42,9 +42,10 @@ def test_failure_points_at_the_toml_line(pytester: pytest.Pytester, minimal_suit
     manifest.write_text(manifest.read_text().replace("weight = 1", "weight = 0"))
     result = pytester.runpytest("--tcab-suite=.", "-p", "no:cacheprovider", "--junitxml=junit.xml",
                                 "-o", "junit_family=xunit1")
-    result.assert_outcomes(passed=9, failed=2)  # demo no longer resolves: no template or seed items
+    # Reported once, under the first variant; the other rules, templates and seeding still run.
+    result.assert_outcomes(passed=14, failed=1)
     # The failure header names the item; the location line (what IDEs jump to) is the TOML line.
-    result.stdout.fnmatch_lines(["*_ tcab: resolve[[]a[]] _*"])
+    result.stdout.fnmatch_lines(["*_ demo@v1.0.0 resolve[[]a[]] _*"])
     assert "test-cases/end-to-end/easy/demo/v1.0.0/test-case.toml:31: `review_item[0].weight`: " \
         "must be a positive number, not 0.0" in result.stdout.lines
     junit = (pytester.path / "junit.xml").read_text()

@@ -100,8 +100,19 @@ def test_a_failing_build_fails_every_item_that_needs_it(
         "dest": "proof/shot.png",
         "media_kind": "image",
     }
+    # The run variant's effective domains, each with its items' automated outcomes; the ratings
+    # are the reviewer's, on the scale the spec rates with.
+    assert only["domains"] == {
+        "scale": ["flawless", "great", "passable", "scuffed", "broken"],
+        "overall": None,
+        "overall_rule": "the worst rating across the effective domain set",
+        "rated_by": "reviewer",
+        "set": [{"id": "play", "name": "Play", "description": "Playing it.", "common": True, "rating": None,
+                 "items": [{"id": "moves", "title": "Moves", "outcomes": {"moves": "pending"}}]}],
+    }
     report = (project / "out/report.html").read_text(encoding="utf-8")
     assert "<summary>build log (2 steps)</summary>" in report
+    assert "rated by the reviewer on flawless &gt; great &gt; passable &gt; scuffed &gt; broken" in report
 
 
 def test_a_hanging_build_is_killed_in_time(pytester: pytest.Pytester, project: Path) -> None:

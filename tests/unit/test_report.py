@@ -109,6 +109,13 @@ def game_run(out: Path) -> dict[str, Any]:
                 ],
             },
         ],
+        "domains": {
+            "scale": ["flawless", "great", "passable", "scuffed", "broken"],
+            "overall": None,
+            "set": [{"id": "single-player", "name": "Single Player", "description": f"Solo play {HOSTILE}",
+                     "common": True, "rating": None,
+                     "items": [{"id": "spin", "title": "Spin", "outcomes": {"spin.moving": "failed"}}]}],
+        },
         "score": {
             "earned": 2.0,
             "available": 6.0,
@@ -312,3 +319,12 @@ def test_what_confined_the_build_is_said_first_and_per_step(tmp_path: Path) -> N
     assert '<p class="alarm">NOT SANDBOXED: --tcab-no-sandbox: builds ran unconfined</p>' in text
     assert ('<p class="alarm">FAILED: the suite changed during the run: changed: /suite/validation/a.mjs</p>'
             in text)
+
+
+def test_domains_show_items_outcomes_and_the_rating_left_for_the_reviewer(tmp_path: Path) -> None:
+    _, text, _ = rendered(tmp_path)
+    assert ("rated by the reviewer on flawless &gt; great &gt; passable &gt; scuffed &gt; broken; the overall "
+            "rating is the worst domain rating (left for the reviewer)") in text
+    assert "<b>Single Player</b> <small>single-player · common</small>" in text
+    assert 'spin.moving <span class="badge failed">failed</span>' in text
+    assert "<td>left for the reviewer</td>" in text

@@ -9,6 +9,8 @@ from pytest_tcab.case import Variant
 from pytest_tcab.case import VerdictUnit
 from pytest_tcab.models.errata import Erratum
 from pytest_tcab.models.manifest import Domain
+from pytest_tcab.scoring import RATING_SCALE
+from pytest_tcab.scoring import domain_summaries
 from pytest_tcab.scoring import overall_rating
 from pytest_tcab.scoring import score
 
@@ -67,3 +69,17 @@ def test_overall_rating_is_the_worst_domain() -> None:
     assert overall_rating(checklist, {"solo": 5, "versus": 2}) == 2
     with pytest.raises(ValueError, match="domains not rated yet: versus"):
         overall_rating(checklist, {"solo": 5})
+
+
+def test_domains_list_their_items_with_automated_outcomes() -> None:
+    solo = ChecklistItem("serve", "Serve", "solo", (VerdictUnit("serve.a", "a", 0.5, None),
+                                                    VerdictUnit("serve.b", "b", 0.5, None)))
+    versus = ChecklistItem("duel", "Duel", "versus", (VerdictUnit("duel", "Duel", 1, None),))
+    unassigned = ChecklistItem("misc", "Misc", None, (VerdictUnit("misc", "Misc", 1, None),))
+    found = domain_summaries(variant(solo, versus, unassigned, domains=("solo", "versus")), ("solo",),
+                             {"serve.a": True, "serve.b": False}, frozenset({"duel"}))
+    assert [(d.id, d.common, [(i.id, dict(i.outcomes)) for i in d.items]) for d in found] == [
+        ("solo", True, [("serve", {"serve.a": "passed", "serve.b": "failed"})]),
+        ("versus", False, [("duel", {"duel": "excluded"})]),
+    ]
+    assert RATING_SCALE[0] == "flawless" and RATING_SCALE[-1] == "broken"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pytest_tcab.errors import Problem
 from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import key_lines
@@ -72,7 +74,7 @@ def test_decode_errors_are_located_problems() -> None:
     problem = parse(Path("x.toml"), 'a = 1\nb = "open\n')
     assert isinstance(problem, Problem)
     assert problem.line == 2
-    assert problem.message.startswith("is not valid TOML: ")
+    assert problem.message.startswith(f"{problem.path.name} is not valid TOML: at line {problem.line}, column ")
     assert problem.format() == f"x.toml:2: {problem.message}\n    Hint: {problem.hint}"
 
 
@@ -96,3 +98,19 @@ def test_each_file_is_parsed_once_within_a_reading_scope(tmp_path: Path) -> None
     outside = load(path)
     assert isinstance(outside, TomlDocument) and outside.data == {"a": 2}
     assert documents == {path: first}
+
+
+@pytest.mark.parametrize(("source", "line", "expected"), [
+    ('a = 1\nb = "open\n', 2, "at line 2, column 10, the parser expected the string to close before the end of the line"),
+    ("a = [1, 2\n", 2, "at line 2, column 1, the parser expected ']' to close the array"),
+    ("a b = 1\n", 1, "at line 1, column 3, the parser expected '=' after a key in a key/value pair"),
+    ("a = \n", 1, "at line 1, column 5, the parser expected a value: a string, number, boolean, date, array or "
+     "inline table"),
+    ("[build]\n[build]\n", 2, "at line 2, column 7, the parser found the table [build] declared twice"),
+    ("a = 1\na = 2\n", 2, "at line 2, column 6, the parser found a key that is already set"),
+])
+def test_decode_errors_read_as_a_sentence(source: str, line: int, expected: str) -> None:
+    problem = parse(Path("suite/test-case.toml"), source)
+    assert isinstance(problem, Problem)
+    assert problem.line == line
+    assert problem.message == f"test-case.toml is not valid TOML: {expected}"

@@ -1,0 +1,78 @@
+"""The base every author-mode family of items shares: a case's file and an item listing problems.
+
+Resolve, errata, slug, config, template and seed items all live under a `CaseFile` and report
+like `ProblemsItem`: each problem at its file and line, no traceback, under a header that names
+the case and version (`pong@v2.0.0 resolve[base]`) so a report over a whole catalog reads
+without the paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_tcab.errors import KeyPath
+from pytest_tcab.errors import Problem
+from pytest_tcab.errors import ProblemsFound
+from pytest_tcab.failures import item_failure
+from pytest_tcab.nodeids import match_saved_form
+from pytest_tcab.toml import line_in
+
+Location = tuple[Path, int | None]
+"""A file and its 1-based line (None: the top of the file)."""
+
+
+class CaseFile(pytest.File):
+    """A file whose items belong to one case version (or one suite file)."""
+
+    case_label: str = ""
+    """`<slug>@<version>`, set when the file is collected; failure headers start with it."""
+
+
+def header(item: pytest.Item) -> str:
+    """The failure header of an author-mode item: the case and version, then the item's name."""
+    label = getattr(item.parent, "case_label", "")
+    return f"{label} {item.name}" if label else f"tcab: {item.name}"
+
+
+class ProblemsItem(pytest.Item):
+    """An item that passes when its rules find no problem, and lists every problem otherwise.
+
+    Its location is what an author would open: the first problem found at collection, else
+    `where` (the TOML key the item is about), else the top of its file.
+    """
+
+    def __init__(self, *, check: Callable[[], list[Problem]], where: Location | None = None,
+                 experimental: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        match_saved_form(self)
+        self._check = check
+        self._where = where
+        self.experimental = experimental
+
+    def runtest(self) -> None:
+        problems = self._check()
+        if problems:
+            raise ProblemsFound(problems, self.config.rootpath)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, ProblemsFound):
+            return item_failure(self, excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        path, line = self._where or (self.path, None)
+        return path, (line - 1) if line else 0, header(self)
+
+
+def first_location(problems: list[Problem]) -> Location | None:
+    """Where the first located problem is: where the item's location should lead."""
+    return next(((p.path, p.line) for p in problems if p.line), None)
+
+
+def key_location(path: Path, *keys: KeyPath) -> Location:
+    """The line of the first of `keys` declared in `path` (else its top): what an item is about."""
+    return path, next((line for key in keys if (line := line_in(path, key))), 1)

@@ -16,6 +16,11 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1))
 
 
+def line_of(path: Path, text: str) -> int:
+    """The 1-based line of the first line of `path` holding `text`."""
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
 def run(pytester: pytest.Pytester, *args: str, suite: str = ".") -> pytest.RunResult:
     return pytester.runpytest(f"--tcab-suite={suite}", "-p", "no:cacheprovider", *args)
 
@@ -30,14 +35,16 @@ def test_an_unknown_key_in_carom_costs_no_other_rule_nor_its_templates_and_seedi
     result = run(pytester, "-k", "v2.0.0", suite="example-suite")
     lines = result.stdout.lines
     where = f"{CAROM}"
-    assert f"{where}/test-case.toml:89: `review.categories[1].items[0].weigth`: unknown key `weigth`" in lines
+    weigth, gamepaly = line_of(manifest, "weigth = 2"), line_of(manifest, 'reference = "gamepaly"')
+    erratum = line_of(pytester.path / CAROM / "errata.toml", 'review = "spin.decays"')
+    assert f"{where}/test-case.toml:{weigth}: `review.categories[1].items[0].weigth`: unknown key `weigth`" in lines
     assert "    Hint: did you mean `weight`?" in lines
     assert (f"{where}/test-case.toml:9: `changelog`: changelog 'changelog.txt' does not exist; expected a file "
             "under v2.0.0/") in lines
     assert "    Hint: did you mean 'changelog.md'?" in lines
-    assert (f"{where}/test-case.toml:97: `review.categories[1].items[1].reference`: reference view 'gamepaly' "
+    assert (f"{where}/test-case.toml:{gamepaly}: `review.categories[1].items[1].reference`: reference view 'gamepaly' "
             "does not resolve for any variant") in lines
-    assert f"{where}/errata.toml:12: `erratum[0].review`: 'spin.decays' is not a verdict id of the case's checklist" \
+    assert f"{where}/errata.toml:{erratum}: `erratum[0].review`: 'spin.decays' is not a verdict id of the case's checklist" \
         in lines
     # Each problem once: the version's problems under the first variant only.
     assert result.stdout.str().count("unknown key `weigth`") == 1
@@ -54,7 +61,8 @@ def test_a_variant_that_does_not_load_is_the_one_cause(pytester: pytest.Pytester
     (pytester.path / CAROM / "variants/frenzy.toml").unlink()
     result = run(pytester, "-k", "v2.0.0", suite="example-suite")
     where = f"{CAROM}"
-    assert (f"{where}/test-case.toml:16: `variants[1]`: variant file 'variants/frenzy.toml' does not exist; "
+    manifest = pytester.path / CAROM / "test-case.toml"
+    assert (f"{where}/test-case.toml:{line_of(manifest, 'variants/frenzy.toml')}: `variants[1]`: variant file 'variants/frenzy.toml' does not exist; "
             "expected a file under v2.0.0/") in result.stdout.lines
     # The erratum scoped to frenzy (and its review link) is no second problem.
     assert "errata.toml" not in result.stdout.str()

@@ -120,3 +120,15 @@ def test_a_typo_in_a_branch_a_variant_does_not_take_fails_for_that_variant_too(
             "not render (resolved up to 'variant'; available: description, name, slug)") in result.stdout.lines
     assert (f"{VOLLEY}/specs/mode.md.hbs:4: unknown variable 'variant.descriptoin' (resolved up to 'variant'; "
             "available: description, name, slug)") in result.stdout.lines
+
+
+def test_an_experimental_case_has_no_reference_run_unless_the_deployment_opts_in(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TCAB_BACKEND_ALLOW_EXPERIMENTAL", raising=False)
+    shutil.copytree(Path(__file__).resolve().parents[1] / "gauge" / "suite", pytester.path, dirs_exist_ok=True)
+    edit(pytester.path / "test-cases/end-to-end/easy/gauge/v1.0.0/test-case.toml", 'slug = "gauge"',
+         'slug = "gauge"\nexperimental = true')
+    hidden = run(pytester, "--tcab-reference", "--collect-only", "-q").stdout.str()
+    assert "reference[base]" not in hidden
+    shown = run(pytester, "--tcab-reference", "--tcab-experimental", "--collect-only", "-q").stdout.str()
+    assert "reference[base]" in shown

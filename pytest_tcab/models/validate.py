@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import datetime
 import difflib
+import functools
 import types
 import typing
 from collections.abc import Mapping
@@ -17,10 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 from typing import Generic
 from typing import Literal
+from typing import Optional
 from typing import TypeVar
 
 from pydantic import BaseModel
 from pydantic import ValidationError
+from pydantic import create_model
 from pydantic_core import ErrorDetails
 
 from pytest_tcab.errors import KeyPath
@@ -85,39 +88,65 @@ class Partial(Generic[M]):
     """A document validated as far as it goes: the model without what failed, and what failed."""
 
     model: M | None
-    """Built from the document less each failing entry; None when a required key failed."""
+    """Built from the document less each failing entry; None when a required key failed (and the
+    caller did not ask for `lenient` keys)."""
     problems: list[Problem]
     dropped: frozenset[str]
     """The ids (`id`, `view`, `slug`) of the array entries left out, so cross-reference rules can tell
     a link to a broken entry (already reported) from a link to nothing."""
+    missing: frozenset[str] = frozenset()
+    """Required top-level keys that failed and are None in `model` (`lenient` validation only):
+    the rules that read them do not run, and nothing is built that needs them."""
 
 
 _PRUNE_ROUNDS = 8
 """Dropping an entry can empty an array that must not be empty; each round drops one level more."""
 
 
-def validate_partial(model: type[M], doc: TomlDocument, *, root_keys: frozenset[str] = frozenset()) -> Partial[M]:
+def validate_partial(model: type[M], doc: TomlDocument, *, root_keys: frozenset[str] = frozenset(),
+                     lenient: bool = False) -> Partial[M]:
     """Like `validate`, but a shape problem in one table does not cost the rules of the others.
 
     Every problem is reported; the model is then built from the document less what failed: an
     unknown key is ignored, an optional key that failed falls back to its default, and an array
-    entry that failed is left out. Rules whose inputs validated still run on that model.
+    entry that failed is left out. With `lenient`, a required top-level key that failed (a
+    missing `name`, a `[build]` without `install`) is None in the model and named in `missing`.
+    Rules whose inputs validated still run on that model.
     """
     found, problems = validate(model, doc, root_keys=root_keys)
     if found is not None:
         return Partial(found, problems, frozenset())
     data = copy.deepcopy(doc.data)
     dropped: set[str] = set()
+    missing: set[str] = set()
+    target: type[M] = model
     for _ in range(_PRUNE_ROUNDS):
         try:
-            return Partial(model.model_validate(data), problems, frozenset(dropped))
+            return Partial(target.model_validate(data), problems, frozenset(dropped), frozenset(missing))
         except ValidationError as exc:
-            cuts = {_cut(model, error) for error in exc.errors(include_url=False)}
-            if None in cuts:
-                break  # a required key of the document itself failed: no model to run rules on
-            for cut in sorted(cuts, key=_deepest_last):  # type: ignore[arg-type]
-                _remove(data, cut, dropped)  # type: ignore[arg-type]
+            cuts: set[KeyPath] = set()
+            for error in exc.errors(include_url=False):
+                cut = _cut(target, error)
+                top = error["loc"][0] if error["loc"] else None
+                if cut is None and lenient and isinstance(top, str) and top in model.model_fields:
+                    missing.add(top)
+                    cut = (top,)
+                if cut is None:
+                    return Partial(None, problems, frozenset(dropped))  # only the whole document holds it
+                cuts.add(cut)
+            for cut in sorted(cuts, key=_deepest_last):
+                _remove(data, cut, dropped)
+            if missing:
+                target = _with_optional(model, frozenset(missing))
     return Partial(None, problems, frozenset(dropped))
+
+
+@functools.lru_cache(maxsize=64)
+def _with_optional(model: type[M], names: frozenset[str]) -> type[M]:
+    """`model` with the required fields `names` made optional (None): a model to run rules on."""
+    fields: dict[str, Any] = {name: (Optional[model.model_fields[name].annotation], None)  # noqa: UP045
+                              for name in names}
+    return create_model(model.__name__, __base__=model, **fields)
 
 
 def _cut(model: type[BaseModel], error: ErrorDetails) -> KeyPath | None:

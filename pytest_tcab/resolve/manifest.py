@@ -163,9 +163,10 @@ class VersionResolver(VersionScope):
             if tables.model is not None:
                 self._adversarial(tables.model)
             return
-        partial = validate_partial(Manifest, doc, root_keys=ROOT_KEYS)
+        partial = validate_partial(Manifest, doc, root_keys=ROOT_KEYS, lenient=True)
         self.common.extend(partial.problems)
         self.dropped.update(partial.dropped)
+        self.missing = partial.missing
         manifest = partial.model
         self._review_grammar_exclusive()
         variant_docs = self._variant_docs(doc.data.get("variants"))
@@ -178,6 +179,8 @@ class VersionResolver(VersionScope):
         resolved = [self._variant(manifest, slug, variant) for slug, variant in variants]
         errata = self._errata(resolved)
         self._report_once()
+        if self.missing:
+            return  # a required key failed: its rules are skipped and there is no case to render
         self.result.case = CaseVersion(
             slug=manifest.slug,
             version=self.folder.name,
@@ -240,8 +243,9 @@ class VersionResolver(VersionScope):
 
     def _common_rules(self, manifest: Manifest, case_type: str) -> None:
         doc, out = self.doc, self.common
-        self.path(doc, ("changelog",), manifest.changelog, "file", "changelog", out)
-        self.path(doc, ("prompt",), manifest.prompt, "file", "prompt template", out)
+        for key, what in (("changelog", "changelog"), ("prompt", "prompt template")):
+            if key not in self.missing:
+                self.path(doc, (key,), getattr(manifest, key), "file", what, out)
         if manifest.description is not None:
             self.path(doc, ("description",), manifest.description, "file", "description", out)
         if manifest.workspace is not None:

@@ -32,6 +32,8 @@ class VersionScope:
         a link naming one is not reported again as a link to nothing."""
         self.unresolved_variants: set[str] = set()
         """Variants whose file did not load (already reported), by slug or file stem."""
+        self.missing: frozenset[str] = frozenset()
+        """Required keys of the manifest that failed (already reported): the rules reading them skip."""
 
     def is_first(self, variant: str) -> bool:
         """Whether `variant` is the default one, under which the version's own problems are reported."""

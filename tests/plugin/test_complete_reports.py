@@ -81,8 +81,12 @@ def test_a_common_problem_is_reported_under_the_first_variant_only(pytester: pyt
 def test_a_missing_required_key_says_what_to_add(pytester: pytest.Pytester, minimal_suite: Path) -> None:
     edit(pytester.path / LEGACY / "test-case.toml", 'name = "Demo"\n', "")
     edit(pytester.path / LEGACY / "test-case.toml", 'install = "npm ci"\n', "")
+    edit(pytester.path / LEGACY / "test-case.toml", 'path = "reference/play.html"', 'path = "reference/paly.html"')
     result = run(pytester, "-k", "demo and resolve")
     lines = result.stdout.lines
+    # The missing keys cost no other rule: the reference path is still checked.
+    assert ("test-cases/end-to-end/easy/demo/v1.0.0/test-case.toml:16: `reference[0].path`: reference mockup "
+            "'reference/paly.html' does not exist; expected a file under v1.0.0/") in lines
     where = "test-cases/end-to-end/easy/demo/v1.0.0/test-case.toml"
     assert f"{where}: missing required key `name`" in lines
     assert '    Hint: add `name = "..."` at the top of the file, above the first table header' in lines

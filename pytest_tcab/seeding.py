@@ -229,8 +229,10 @@ def plan_catalog(case: CaseVersion, variant: Variant, suite: Suite) -> SeedPlan:
             relative = getattr(case.performance.contract, key)
             plan.add(Entry(relative, (manifest, ("contract", key)), source=case.folder / relative))
     for i, name in enumerate(case.packages):
-        plan.add_tree(suite.root / suite.config.packages[name].path, f"{PACKAGES_DEST}/{name}",
-                      (manifest, ("packages", i)))
+        package = suite.config.packages.get(name)
+        if package is None:
+            continue  # an unknown package is its resolve item's problem
+        plan.add_tree(suite.root / package.path, f"{PACKAGES_DEST}/{name}", (manifest, ("packages", i)))
     plan.add(Entry(PROMPT_DEST, (manifest, ("prompt",)), rendering=catalog_prompt(case, variant)))
     return plan
 

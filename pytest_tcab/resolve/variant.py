@@ -70,7 +70,8 @@ class VariantRules:
             for i, ref in enumerate(own.reference):
                 self.parent.reference_file(vdoc, ("reference", i), ref.path, ref.media, self.problems)
         if workspace is None and (own is None or own.workspace is None) and manifest.workspace is not None:
-            workspace = self.parent.folder / manifest.workspace
+            common = self.parent.folder / manifest.workspace
+            workspace = common if common.is_dir() else None  # else reported by the common path rule
         domains = self._domains()
         references = self._references()
         proofs = self._proofs()

@@ -42,6 +42,7 @@ from pytest_tcab.errors import TcabError
 from pytest_tcab.failures import is_plain
 from pytest_tcab.failures import item_failure
 from pytest_tcab.items import ProblemsItem
+from pytest_tcab.items import header
 from pytest_tcab.items import key_location
 from pytest_tcab.layout import CONFIG_FILE
 from pytest_tcab.models.definition import CODE_TYPES
@@ -430,7 +431,7 @@ class SeedItem(pytest.Function):
     def reportinfo(self) -> tuple[Path, int | None, str]:
         """The workspace key: where the seeding plan starts."""
         path, line = key_location(self.path, ("workspace",))
-        return path, (line - 1) if line else 0, f"tcab: {self.name}"
+        return path, (line - 1) if line else 0, header(self)
 
 
 def seed_item(parent: pytest.Collector, name: str, plan: Callable[[], SeedPlan], out: Path | None,

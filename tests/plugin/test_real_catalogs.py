@@ -106,7 +106,7 @@ def test_an_experimental_case_refuses_to_run_unless_the_deployment_opts_in(
             "to run it") in refused.stdout.str()
     assert "build" not in refused.stdout.str().split("refuses to resolve")[0].split("\n")[-1]
     allowed = run(pytester, "--tcab-run=runs/grid", "--tcab-experimental", "--collect-only", "-q")
-    assert "runs/grid::build" in allowed.stdout.lines
+    assert any(line.endswith("::build") for line in allowed.stdout.lines)
 
 
 def test_a_typo_in_a_branch_a_variant_does_not_take_fails_for_that_variant_too(
@@ -129,6 +129,6 @@ def test_an_experimental_case_has_no_reference_run_unless_the_deployment_opts_in
     edit(pytester.path / "test-cases/end-to-end/easy/gauge/v1.0.0/test-case.toml", 'slug = "gauge"',
          'slug = "gauge"\nexperimental = true')
     hidden = run(pytester, "--tcab-reference", "--collect-only", "-q").stdout.str()
-    assert "reference[base]" not in hidden
+    assert "reference-base" not in hidden
     shown = run(pytester, "--tcab-reference", "--tcab-experimental", "--collect-only", "-q").stdout.str()
-    assert "reference[base]" in shown
+    assert "reference-base" in shown

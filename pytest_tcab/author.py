@@ -55,6 +55,8 @@ class ManifestFile(CaseFile):
         )
         if resolution.case is not None:
             yield from catalog_template_items(self, resolution.case, experimental)
+        if resolution.clean and resolution.case is not None:
+            # A seeding plan reads the files the rules found broken: it waits for a clean case.
             yield from catalog_seed_items(self, suite, resolution.case, experimental)
         if not resolution.clean or resolution.case is None:
             return  # a reference or baseline run needs the case as its files say it

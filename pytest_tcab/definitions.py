@@ -48,6 +48,7 @@ class DefinitionFile(CaseFile):
                                        where=key_location(self.path, ("name",)), experimental=experimental)
         if resolution.case is not None:
             yield from definition_template_items(self, resolution.case, suite.config, experimental)
+        if resolution.clean and resolution.case is not None:
             yield from definition_seed_items(self, suite, resolution.case, experimental)
 
 

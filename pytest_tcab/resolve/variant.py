@@ -71,7 +71,10 @@ class VariantRules:
                 self.parent.reference_file(vdoc, ("reference", i), ref.path, ref.media, self.problems)
         if workspace is None and (own is None or own.workspace is None) and manifest.workspace is not None:
             common = self.parent.folder / manifest.workspace
-            workspace = common if common.is_dir() else None  # else reported by the common path rule
+            try:
+                workspace = common if common.is_dir() else None  # else reported by the common path rule
+            except OSError:  # a name too long, a folder without permission: the path rule reports it
+                workspace = None
         domains = self._domains()
         references = self._references()
         proofs = self._proofs()

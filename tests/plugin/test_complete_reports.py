@@ -53,7 +53,7 @@ def test_an_unknown_key_in_carom_costs_no_other_rule_nor_its_templates_and_seedi
     assert outcomes["failed"] == 2  # resolve[base] and errata
     listed = run(pytester, "--collect-only", "-q", "-k", "v2.0.0", suite="example-suite").stdout.lines
     for item in ("template[prompt.hbs#base]", "template[prompt.hbs#frenzy]", "template[specs/mode.md.hbs#frenzy]",
-                 "seed[base]", "seed[frenzy]", "resolve[frenzy]"):
+                 "resolve[frenzy]"):
         assert f"{where}/test-case.toml::{item}" in listed
 
 

@@ -37,12 +37,17 @@ class _CrashLines(ReprFileLocation):
 def failure_repr(text: str, location: tuple[Path, int | None], *, summary: str | None = None,
                  lines: list[str] | None = None) -> ReprExceptionInfo:
     """`text` as the failure; `summary` (its first line) for `-rf`; `lines` (that line) under `--tb=line`."""
-    summary = summary or (text.strip().splitlines() or ["failed"])[0]
+    summary = _headline(summary or (text.strip().splitlines() or ["failed"])[0])
     path, line = location
     crash = _CrashLines(str(path), line or 1, summary)
     crash.lines = lines or [f"{path}:{line or 1}: {summary}"]  # type: ignore[attr-defined]
     traceback = ReprTraceback([ReprEntryNative([text.rstrip("\n") + "\n"])], None, "native")
     return ReprExceptionInfo(reprtraceback=traceback, reprcrash=crash)
+
+
+def _headline(line: str, limit: int = 200) -> str:
+    """A summary short enough for `-rf` and JUnit's `message` (the text itself follows in full)."""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def is_plain(error: BaseException) -> bool:

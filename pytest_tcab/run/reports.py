@@ -19,8 +19,8 @@ import pytest
 
 from pytest_tcab.bounded import bound
 
-_ITEM_PROPERTY = "tcab.item"
-_FIGURES_PROPERTY = "tcab.figures"
+_KIND_PROPERTY = "tcab.kind"
+"""Every run item carries it (`RunItem`'s identity properties)."""
 QUOTED = "(quoted in the failure message)"
 """What JUnit's figures property holds in place of a text the failure message already quotes."""
 _QUOTE_PROBE = 256
@@ -34,7 +34,7 @@ _failures: dict[tuple[str, object], str] = {}
 
 
 def _is_run_item(report: pytest.TestReport) -> bool:
-    return any(name == _ITEM_PROPERTY for name, _ in report.user_properties)
+    return any(name == _KIND_PROPERTY for name, _ in report.user_properties)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -80,9 +80,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> Generator[None, None,
 
 
 def _unquoted(name: str, value: Any, failure: str) -> tuple[str, Any]:
-    if name != _FIGURES_PROPERTY or not isinstance(value, dict):
-        return name, value
-    return name, {key: _pointer(figure, failure) for key, figure in value.items()}
+    return name, _pointer(value, failure) if name.startswith("tcab.") else value
 
 
 def _pointer(figure: Any, failure: str) -> Any:

@@ -13,11 +13,13 @@ collects nothing, has it too. Only reports of run items are touched: they carry 
 from __future__ import annotations
 
 from collections.abc import Generator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_tcab.bounded import bound
+from pytest_tcab.failures import failure_repr
 
 _KIND_PROPERTY = "tcab.kind"
 """Every run item carries it (`RunItem`'s identity properties)."""
@@ -54,7 +56,9 @@ def _bound_report(report: pytest.TestReport) -> None:
         text = str(longrepr) if isinstance(longrepr, str) else report.longreprtext
         bounded = bound(text)
         if bounded is not text:
-            report.longrepr = bounded
+            # Kept a failure representation: `-rf` (uncut under CI) and JUnit read its headline.
+            path, lineno, _ = report.location
+            report.longrepr = failure_repr(bounded, (Path(path), (lineno or 0) + 1))
     if hasattr(report, "wasxfail"):
         report.wasxfail = bound(report.wasxfail)
 
@@ -65,8 +69,9 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> Generator[None, None,
         return (yield)
     key = (report.nodeid, getattr(report, "node", None))
     text = report.longrepr
+    if report.failed and not isinstance(text, tuple):
+        _failures[key] = report.longreprtext
     if report.failed and isinstance(text, str):
-        _failures[key] = text
         report.longrepr = _Headlined(text)  # type: ignore[assignment]  # duck-typed for JUnit; restored below
         try:
             return (yield)

@@ -34,7 +34,7 @@ class ManifestFile(CaseFile):
         experimental = resolution.experimental
         self.case_label = f"{resolution.slug or self.path.parent.parent.name}@{self.path.parent.name}"
         if self.config.stash.get(seed_key, None) is not None and resolution.clean and resolution.case is not None:
-            yield from catalog_seed_items(self, suite, resolution.case, experimental)
+            yield from catalog_seed_items(self, suite, resolution.case, experimental)  # writing takes a clean case
             return
         for slug in resolution.variant_slugs:
             problems = resolution.problems_for(slug)
@@ -54,9 +54,8 @@ class ManifestFile(CaseFile):
             where=key_location(self.path, ("slug",)), experimental=experimental,
         )
         if resolution.case is not None:
+            # A partial case holds only what resolved: its templates render and its seeding is planned.
             yield from catalog_template_items(self, resolution.case, experimental)
-        if resolution.clean and resolution.case is not None:
-            # A seeding plan reads the files the rules found broken: it waits for a clean case.
             yield from catalog_seed_items(self, suite, resolution.case, experimental)
         if not resolution.clean or resolution.case is None:
             return  # a reference or baseline run needs the case as its files say it

@@ -47,8 +47,8 @@ class DefinitionFile(CaseFile):
         yield ProblemsItem.from_parent(self, name="slug", check=lambda: definition_slug_problems(suite, self.path),
                                        where=key_location(self.path, ("name",)), experimental=experimental)
         if resolution.case is not None:
+            # A partial case holds only what resolved: its templates render and its seeding is planned.
             yield from definition_template_items(self, resolution.case, suite.config, experimental)
-        if resolution.clean and resolution.case is not None:
             yield from definition_seed_items(self, suite, resolution.case, experimental)
 
 

@@ -42,8 +42,8 @@ def test_failure_points_at_the_toml_line(pytester: pytest.Pytester, minimal_suit
     manifest.write_text(manifest.read_text().replace("weight = 1", "weight = 0"))
     result = pytester.runpytest("--tcab-suite=.", "-p", "no:cacheprovider", "--junitxml=junit.xml",
                                 "-o", "junit_family=xunit1")
-    # Reported once, under the first variant; the other rules and the templates still run.
-    result.assert_outcomes(passed=12, failed=1)
+    # Reported once, under the first variant; the other rules, templates and seeding still run.
+    result.assert_outcomes(passed=14, failed=1)
     # The failure header names the item; the location line (what IDEs jump to) is the TOML line.
     result.stdout.fnmatch_lines(["*_ demo@v1.0.0 resolve[[]a[]] _*"])
     assert "test-cases/end-to-end/easy/demo/v1.0.0/test-case.toml:31: `review_item[0].weight`: " \

@@ -53,8 +53,11 @@ def test_an_unknown_key_in_carom_costs_no_other_rule_nor_its_templates_and_seedi
     assert outcomes["failed"] == 2  # resolve[base] and errata
     listed = run(pytester, "--collect-only", "-q", "-k", "v2.0.0", suite="example-suite").stdout.lines
     for item in ("template[prompt.hbs#base]", "template[prompt.hbs#frenzy]", "template[specs/mode.md.hbs#frenzy]",
-                 "resolve[frenzy]"):
+                 "resolve[frenzy]", "seed[base]", "seed[frenzy]"):
         assert f"{where}/test-case.toml::{item}" in listed
+    # The seeding plans hold what resolved, and the broken keys are not theirs to report again.
+    seeding = run(pytester, "-k", "v2.0.0 and seed", "-rA", suite="example-suite")
+    seeding.assert_outcomes(passed=2)
 
 
 def test_a_variant_that_does_not_load_is_the_one_cause(pytester: pytest.Pytester, example_suite: Path) -> None:
@@ -109,3 +112,16 @@ def test_a_wrong_type_in_one_table_leaves_the_other_rules_running(pytester: pyte
     assert (f"{where}:18: `reference[0].path`: reference mockup 'reference/paly.html' does not exist; expected a "
             "file under v1.0.0/") in lines
     assert "    Hint: did you mean 'reference/play.html'?" in lines
+
+
+def test_an_unknown_key_in_a_definition_keeps_its_templates_and_seeding(pytester: pytest.Pytester,
+                                                                      example_suite: Path) -> None:
+    definition = pytester.path / "example-suite/versions/v1.0.0/test-cases/full-stack.toml"
+    edit(definition, 'max_runtime_hours = 1.5', 'max_runtime_hours = 1.5\nmax_runtime_hour = 2')
+    result = run(pytester, "-k", "full-stack", "-rA", suite="example-suite")
+    line = line_of(definition, "max_runtime_hour = 2")
+    assert (f"example-suite/versions/v1.0.0/test-cases/full-stack.toml:{line}: `max_runtime_hour`: unknown key "
+            "`max_runtime_hour`") in result.stdout.lines
+    seeds = [line for line in result.stdout.lines if line.startswith("PASSED") and "::seed[" in line]
+    assert len(seeds) == 2, result.stdout.str()  # seed[none] and seed[simple-2d]
+    assert result.parseoutcomes()["failed"] == 1  # resolve alone

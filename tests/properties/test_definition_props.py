@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 from pytest_tcab.models.suite import SuiteConfig
 from pytest_tcab.resolve.definition import resolve_definition
 from pytest_tcab.resolve.definition import resolve_tree
+from pytest_tcab.seeding import plan_definition
+from pytest_tcab.suite import Suite
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "example-suite" / "versions" / "v1.0.0"
 DEFINITIONS = {path.stem: tomli.loads(path.read_text()) for path in sorted(EXAMPLE.glob("test-cases/*.toml"))}
@@ -96,5 +98,9 @@ def test_resolution_reports_problems_and_never_raises(version: Path, data: dict[
     result = resolve_definition(path, resolve_tree(version), CONFIG)
     # Clean exactly when no problem was found; a partial case may exist beside problems.
     assert result.clean == (not result.problems)
-    for problem in result.problems:
+    problems = list(result.problems)
+    if result.case is not None:  # a partial case is planned as far as it resolved
+        suite = Suite(version.parents[1])
+        problems += [p for engine in result.case.engines for p in plan_definition(result.case, engine, suite).problems]
+    for problem in problems:
         assert problem.message and problem.format()

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from pytest_tcab.errors import format_problems
 from pytest_tcab.resolve.suite import slug_problems
+from pytest_tcab.seeding import plan_catalog
 from pytest_tcab.suite import Suite
 from tests.conftest import copy_example_suite
 from tests.properties.tomlgen import documents
@@ -67,6 +68,8 @@ def _resolve_all(root: Path, manifest: Path) -> str:
     problems += resolution.errata or []
     problems += slug_problems(suite, root / manifest)
     problems += suite.config_problems
+    if resolution.case is not None:  # a partial case is planned as far as it resolved
+        problems += [p for variant in resolution.case.variants for p in plan_catalog(resolution.case, variant, suite).problems]
     return format_problems(problems, root)
 
 

@@ -69,3 +69,14 @@ class Replay(StrictModel):
 
     renderer: RelativePath
     """An HTML page that plays a replay log posted to it (see the README)."""
+
+
+class AdversarialTables(StrictModel):
+    """What an adversarial case carries in either layout: a manifest and a definition share it."""
+
+    build: AdversarialBuild
+    contract: AdversarialContract
+    sandbox: AdversarialSandbox
+    simulation: Simulation
+    match: Match
+    replay: Replay | None = None

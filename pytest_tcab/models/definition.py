@@ -15,12 +15,7 @@ from typing import TypeAlias
 from pydantic import Field
 from pydantic import create_model
 
-from pytest_tcab.models.adversarial import AdversarialBuild
-from pytest_tcab.models.adversarial import AdversarialContract
-from pytest_tcab.models.adversarial import AdversarialSandbox
-from pytest_tcab.models.adversarial import Match
-from pytest_tcab.models.adversarial import Replay
-from pytest_tcab.models.adversarial import Simulation
+from pytest_tcab.models.adversarial import AdversarialTables
 from pytest_tcab.models.base import StrictModel
 from pytest_tcab.models.fields import Id
 from pytest_tcab.models.fields import KebabSlug
@@ -31,10 +26,7 @@ from pytest_tcab.models.manifest import AuthoringOutput
 from pytest_tcab.models.manifest import Build
 from pytest_tcab.models.manifest import Difficulty
 from pytest_tcab.models.manifest import Instrumentation
-from pytest_tcab.models.performance import Contract
-from pytest_tcab.models.performance import PerfBuild
-from pytest_tcab.models.performance import PerfCase
-from pytest_tcab.models.performance import Sandbox
+from pytest_tcab.models.performance import PerformanceTables
 
 AssetKind = Literal["sprite", "sprite-sheet", "voxel", "blender", "particle", "music", "audio-fx"]
 CODE_TYPES = ("end-to-end", "full-stack")
@@ -218,31 +210,20 @@ else:
     )
 
 
-class PerformanceDefinition(_Definition):
+class PerformanceDefinition(_Definition, PerformanceTables):
     """A performance definition: Rust built to wasm, judged on answers and then on fuel."""
 
     type: Literal["performance"]
     workspace: RelPath | None = None
     """The starter folder seeded at the run root."""
-    build: PerfBuild
-    contract: Contract
-    sandbox: Sandbox
-    case: Annotated[list[PerfCase], Field(min_length=1)]
-    """Held-out inputs and expected answers: never seeded."""
 
 
-class AdversarialDefinition(_Definition):
+class AdversarialDefinition(_Definition, AdversarialTables):
     """An adversarial definition: a controller played against other models' controllers."""
 
     type: Literal["adversarial"]
     workspace: RelPath | None = None
     """The starter folder seeded at the run root."""
-    build: AdversarialBuild
-    contract: AdversarialContract
-    sandbox: AdversarialSandbox
-    simulation: Simulation
-    match: Match
-    replay: Replay | None = None
 
 
 Definition: TypeAlias = (

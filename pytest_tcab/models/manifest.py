@@ -9,12 +9,7 @@ from typing import Literal
 from pydantic import Field
 from pydantic import model_validator
 
-from pytest_tcab.models.adversarial import AdversarialBuild
-from pytest_tcab.models.adversarial import AdversarialContract
-from pytest_tcab.models.adversarial import AdversarialSandbox
-from pytest_tcab.models.adversarial import Match
-from pytest_tcab.models.adversarial import Replay
-from pytest_tcab.models.adversarial import Simulation
+from pytest_tcab.models.adversarial import AdversarialTables
 from pytest_tcab.models.base import StrictModel
 from pytest_tcab.models.check import Check
 from pytest_tcab.models.fields import Id
@@ -24,10 +19,7 @@ from pytest_tcab.models.fields import PositiveNumber
 from pytest_tcab.models.fields import RelPath
 from pytest_tcab.models.fields import Text
 from pytest_tcab.models.fields import Weight
-from pytest_tcab.models.performance import Contract
-from pytest_tcab.models.performance import PerfBuild
-from pytest_tcab.models.performance import PerfCase
-from pytest_tcab.models.performance import Sandbox
+from pytest_tcab.models.performance import PerformanceTables
 
 Difficulty = Literal["easy", "medium", "hard"]
 MediaKind = Literal["image", "video"]
@@ -307,7 +299,7 @@ class AuthoringOutput(StrictModel):
     """The `bpy` script (or action log), relative to the run root, e.g. `build.py`."""
 
 
-class PerformanceManifest(_VersionHeader):
+class PerformanceManifest(_VersionHeader, PerformanceTables):
     """`test-case.toml` of a performance case: no domains or review items."""
 
     type: Literal["performance"]
@@ -315,24 +307,14 @@ class PerformanceManifest(_VersionHeader):
     spec: list[SpecEntry] = []
     variants: list[RelPath] = []
     """Variant files (the first is the default): each adds its own specs."""
-    build: PerfBuild
-    contract: Contract
-    sandbox: Sandbox
-    case: Annotated[list[PerfCase], Field(min_length=1)]
 
 
-class AdversarialManifest(_VersionHeader):
+class AdversarialManifest(_VersionHeader, AdversarialTables):
     """`test-case.toml` of an adversarial case: controllers play each other; no review items."""
 
     type: Literal["adversarial"]
     workspace: RelPath | None = None
     spec: list[SpecEntry] = []
-    build: AdversarialBuild
-    contract: AdversarialContract
-    sandbox: AdversarialSandbox
-    simulation: Simulation
-    match: Match
-    replay: Replay | None = None
 
 
 class VariantFile(_CaseMaterial):

@@ -102,3 +102,13 @@ class PerfCase(StrictModel):
     def case_id(self) -> str:
         """The declared id, else the input's file stem (`cases/large.json` -> `large`)."""
         return self.id if self.id is not None else PurePosixPath(self.input).stem
+
+
+class PerformanceTables(StrictModel):
+    """What a performance case carries in either layout: a manifest and a definition share it."""
+
+    build: PerfBuild
+    contract: Contract
+    sandbox: Sandbox
+    case: Annotated[list[PerfCase], Field(min_length=1)]
+    """Held-out inputs and expected answers: never seeded."""

@@ -29,7 +29,6 @@ _QUOTE_PROBE = 256
 """A figure text longer than this counts as quoted when its first or its last this many characters
 appear in the failure (a bounded failure may keep only one end of it); shorter ones (ids, paths)
 are left alone."""
-_HEADLINE = 200
 
 _failures: dict[tuple[str, object], str] = {}
 """Failure text of each run item between its call report and its teardown report (nodeid, worker)."""
@@ -55,8 +54,8 @@ def _bound_report(report: pytest.TestReport) -> None:
     elif longrepr is not None:
         text = str(longrepr) if isinstance(longrepr, str) else report.longreprtext
         bounded = bound(text)
-        if bounded is not text:
-            # Kept a failure representation: `-rf` (uncut under CI) and JUnit read its headline.
+        if bounded is not text or isinstance(longrepr, str):
+            # A failure representation: `-rf` (uncut under CI) and JUnit's `message` read its headline.
             path, lineno, _ = report.location
             report.longrepr = failure_repr(bounded, (Path(path), (lineno or 0) + 1))
     if hasattr(report, "wasxfail"):
@@ -71,12 +70,6 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> Generator[None, None,
     text = report.longrepr
     if report.failed and not isinstance(text, tuple):
         _failures[key] = report.longreprtext
-    if report.failed and isinstance(text, str):
-        report.longrepr = _Headlined(text)  # type: ignore[assignment]  # duck-typed for JUnit; restored below
-        try:
-            return (yield)
-        finally:
-            report.longrepr = text
     if report.when == "teardown" and report.passed:
         failure = _failures.pop(key, None)
         if failure is not None:
@@ -96,24 +89,4 @@ def _pointer(figure: Any, failure: str) -> Any:
     if isinstance(figure, list):
         return [_pointer(entry, failure) for entry in figure]
     return figure
-
-
-class _Headlined:
-    """A string failure whose `reprcrash.message` is its first line: JUnit's `message` attribute."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        first = text.strip().splitlines()[0] if text.strip() else ""
-        self.reprcrash = _Crash(first if len(first) <= _HEADLINE else first[: _HEADLINE - 3] + "...")
-
-    def toterminal(self, out: Any) -> None:
-        out.line(self.text)
-
-    def __str__(self) -> str:
-        return self.text
-
-
-class _Crash:
-    def __init__(self, message: str) -> None:
-        self.message = message
 

@@ -208,14 +208,14 @@ def plan_catalog(case: CaseVersion, variant: Variant, suite: Suite) -> SeedPlan:
     if variant.workspace is not None:
         declared = own if own is not None and "workspace" in own.data else manifest
         plan.add_tree(variant.workspace, "", (declared, ("workspace",)))
-    common_specs = len(manifest.data.get("spec", []))
+    common_specs = len(_array(manifest, "spec"))
     for i, spec in enumerate(variant.specs):
         where_ = origin("spec", common_specs, i, "dest" if spec.dest else "source")
         if spec.is_template:
             plan.add(Entry(spec.seeded_dest, where_, rendering=catalog_spec(case, variant, spec)))
         else:
             plan.add(Entry(spec.seeded_dest, where_, source=case.folder / spec.source))
-    common_refs = len(manifest.data.get("reference", []))
+    common_refs = len(_array(manifest, "reference"))
     for i, ref in enumerate(variant.references):
         if ref.path is not None:
             plan.add(Entry(reference_dest(ref.view), origin("reference", common_refs, i, "path"),
@@ -243,11 +243,19 @@ def _catalog_docs(suite: Suite, case: CaseVersion, variant: str) -> tuple[TomlDo
     manifest = suite.load(case.manifest_path)
     if isinstance(manifest, Problem):  # changed on disk since it resolved
         raise ProblemsFound([manifest])
-    for relative in manifest.data.get("variants", []):
+    for relative in _array(manifest, "variants"):
+        if not isinstance(relative, str):
+            continue  # a variant entry that is no path is its resolve item's problem
         loaded = suite.load(case.folder / relative)
         if isinstance(loaded, TomlDocument) and loaded.data.get("slug", Path(relative).stem) == variant:
             return manifest, loaded
     return manifest, None
+
+
+def _array(doc: TomlDocument, key: str) -> list[Any]:
+    """An array of `doc` as written; a partial case's document may hold anything there."""
+    value = doc.data.get(key, [])
+    return value if isinstance(value, list) else []
 
 
 def plan_definition(case: DefinitionCase, engine: str, suite: Suite) -> SeedPlan:

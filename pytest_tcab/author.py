@@ -15,7 +15,7 @@ from pytest_tcab.case import CaseVersion
 from pytest_tcab.items import CaseFile
 from pytest_tcab.items import ProblemsItem
 from pytest_tcab.items import first_location
-from pytest_tcab.items import key_location
+from pytest_tcab.items import suite_key_location
 from pytest_tcab.prompts import catalog_template_items
 from pytest_tcab.resolve.manifest import ERRATA_FILE
 from pytest_tcab.resolve.suite import slug_problems
@@ -40,7 +40,7 @@ class ManifestFile(CaseFile):
             problems = resolution.problems_for(slug)
             yield ProblemsItem.from_parent(
                 self, name=f"resolve[{slug}]", check=lambda problems=problems: problems,
-                where=first_location(problems) or key_location(self.path, ("variants",), ("slug",)),
+                where=first_location(problems) or suite_key_location(suite, self.path, ("variants",), ("slug",)),
                 experimental=experimental,
             )
         if resolution.errata is not None:
@@ -51,7 +51,7 @@ class ManifestFile(CaseFile):
             )
         yield ProblemsItem.from_parent(
             self, name="slug", check=lambda: slug_problems(suite, self.path),
-            where=key_location(self.path, ("slug",)), experimental=experimental,
+            where=suite_key_location(suite, self.path, ("slug",)), experimental=experimental,
         )
         if resolution.case is not None:
             # A partial case holds only what resolved: its templates render and its seeding is planned.

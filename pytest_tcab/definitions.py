@@ -17,7 +17,7 @@ import pytest
 from pytest_tcab.items import CaseFile
 from pytest_tcab.items import ProblemsItem
 from pytest_tcab.items import first_location
-from pytest_tcab.items import key_location
+from pytest_tcab.items import suite_key_location
 from pytest_tcab.prompts import definition_template_items
 from pytest_tcab.resolve.definition import ASSET_FILE
 from pytest_tcab.resolve.definition import SPECIFICATION_FILE
@@ -45,7 +45,7 @@ class DefinitionFile(CaseFile):
         yield ProblemsItem.from_parent(self, name="resolve", check=lambda: problems,
                                        where=first_location(problems), experimental=experimental)
         yield ProblemsItem.from_parent(self, name="slug", check=lambda: definition_slug_problems(suite, self.path),
-                                       where=key_location(self.path, ("name",)), experimental=experimental)
+                                       where=suite_key_location(suite, self.path, ("name",)), experimental=experimental)
         if resolution.case is not None:
             # A partial case holds only what resolved: its templates render and its seeding is planned.
             yield from definition_template_items(self, resolution.case, suite.config, experimental)

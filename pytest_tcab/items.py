@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
@@ -21,8 +22,13 @@ from pytest_tcab.failures import item_failure
 from pytest_tcab.nodeids import match_saved_form
 from pytest_tcab.toml import line_in
 
+if TYPE_CHECKING:
+    from pytest_tcab.suite import Suite
+
 Location = tuple[Path, int | None]
 """A file and its 1-based line (None: the top of the file)."""
+Where = Location | Callable[[], Location] | None
+"""An item's location, or how to find it when pytest first asks (a key's line costs a scan)."""
 
 
 class CaseFile(pytest.File):
@@ -45,7 +51,7 @@ class ProblemsItem(pytest.Item):
     `where` (the TOML key the item is about), else the top of its file.
     """
 
-    def __init__(self, *, check: Callable[[], list[Problem]], where: Location | None = None,
+    def __init__(self, *, check: Callable[[], list[Problem]], where: Where = None,
                  experimental: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         match_saved_form(self)
@@ -64,6 +70,8 @@ class ProblemsItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
+        if callable(self._where):
+            self._where = self._where()
         path, line = self._where or (self.path, None)
         return path, (line - 1) if line else 0, header(self)
 
@@ -76,3 +84,12 @@ def first_location(problems: list[Problem]) -> Location | None:
 def key_location(path: Path, *keys: KeyPath) -> Location:
     """The line of the first of `keys` declared in `path` (else its top): what an item is about."""
     return path, next((line for key in keys if (line := line_in(path, key))), 1)
+
+
+def suite_key_location(suite: Suite, path: Path, *keys: KeyPath) -> Callable[[], Location]:
+    """`key_location` in a file of `suite`, found when first asked (from the suite's parsed file):
+    collection then lists items without scanning, and xdist workers share the scans."""
+    def locate() -> Location:
+        with suite.reading():
+            return key_location(path, *keys)
+    return locate

@@ -51,6 +51,9 @@ _TAG_OF_NODE = {
 _NAME = re.compile(r"\s*\[?([\w@-]+)\]?")
 _CLOSE = re.compile(r"/\[?([\w@-]+)\]?")
 
+_TREE = "_tcab_tree"
+"""The generated code's global holding the marked parse tree (see `_generate`)."""
+
 _COMPILE_LOCK = threading.Lock()
 """pybars' Compiler shares one code builder between all its instances, so compiles take turns."""
 
@@ -76,26 +79,17 @@ class StrictTemplate:
     """Compiled once; each render fails on a name the context lacks instead of blanking it."""
 
     def __init__(self, source: str, name: str) -> None:
-        self.source = source
         self.name = name
         tags = _scan(source, name)
         _check_blocks(tags, name)
-        self._tags = tags
         code = _disk_cache.read(source)
         if code is None:
             with _COMPILE_LOCK:
                 code = _generate(source, name, tags)
             _disk_cache.write(source, code)
-        self._render = _load(code, name)
-
-    @functools.cached_property
-    def tree(self) -> list[Any]:
-        """pybars' parse tree with a line marker before each tag: what `template_shapes` checks every
-        path of. Parsed on demand, since the rendering code may come from the disk cache."""
-        from pybars._compiler import Compiler
-
-        with _COMPILE_LOCK:
-            return _marked_tree(Compiler(), self.source, self.name, self._tags)
+        self._render, self.tree = _load(code, name)
+        """`tree`: pybars' parse tree with a line marker before each tag, what `template_shapes`
+        checks every path of; kept in the generated code, so a cached template is never parsed."""
 
     def render(self, context: Mapping[str, object]) -> str:
         # The line lives in this call's own helper, so concurrent renders never share it.
@@ -141,7 +135,7 @@ class CodeCache:
     damaged file is regenerated, never executed.
     """
 
-    MAGIC = "# tcab-template-code-1"
+    MAGIC = "# tcab-template-code-2"
     """Leads every entry, followed by the digest of the code below it."""
 
     def __init__(self) -> None:
@@ -401,9 +395,10 @@ def _generate(source: str, name: str, tags: list[_Tag]) -> str:
 
     compiler = Compiler()
     tree = _marked_tree(compiler, source, name, tags)
+    literal = repr(tree)  # strings, numbers, lists and tuples: a Python literal, read back by `_load`
     compiler._compiler.globals["builder"]._reset()
     code: str = compiler._compiler(tree).apply("compile")[0].full_code
-    return code
+    return f"{code}\n{_TREE} = {literal}\n"
 
 
 def _marked_tree(compiler: Any, source: str, name: str, tags: list[_Tag]) -> list[Any]:
@@ -422,8 +417,9 @@ def _marked_tree(compiler: Any, source: str, name: str, tags: list[_Tag]) -> lis
     return marked
 
 
-def _load(code: str, name: str) -> Callable[..., str]:
-    """Run generated code with a strict ``resolve`` and an unescaping ``prepare`` in its own globals."""
+def _load(code: str, name: str) -> tuple[Callable[..., str], list[Any]]:
+    """Run generated code with a strict ``resolve`` and an unescaping ``prepare`` in its own globals:
+    its render function, and the marked parse tree it was generated from."""
     from pybars._compiler import Scope
 
     # A fresh namespace rather than Compiler.compile, which registers a module per call.
@@ -433,7 +429,8 @@ def _load(code: str, name: str) -> Callable[..., str]:
     namespace["resolve"] = functools.partial(_strict_resolve, Scope)
     namespace["prepare"] = _prepare
     render: Callable[..., str] = namespace["render"]
-    return render
+    tree: list[Any] = namespace[_TREE]
+    return render, tree
 
 
 def _syntax_error(

@@ -16,6 +16,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from dataclasses import field
 from functools import cached_property
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,14 @@ class TomlDocument:
     def lines(self) -> dict[KeyPath, int]:
         return key_lines(self.source)
 
+    @cached_property
+    def _root_lines(self) -> dict[KeyPath, int]:
+        return key_lines(self.source, root_only=True)
+
     def line_of(self, key: KeyPath) -> int | None:
         """The 1-based line of `key`, or of its nearest declared ancestor."""
+        if "lines" not in self.__dict__ and (line := self._root_lines.get(tuple(key))) is not None:
+            return line  # declared above the first table header: the whole scan would find it there first
         for end in range(len(key), 0, -1):
             line = self.lines.get(tuple(key[:end]))
             if line is not None:
@@ -133,9 +140,10 @@ def _expected(message: str) -> str:
     return f"the parser stopped: {message[:1].lower()}{message[1:]}"
 
 
-def key_lines(source: str) -> dict[KeyPath, int]:
-    """Map every key path declared in valid TOML `source` to its 1-based line."""
-    return _Scanner(source).scan()
+def key_lines(source: str, root_only: bool = False) -> dict[KeyPath, int]:
+    """Map every key path declared in valid TOML `source` to its 1-based line; with `root_only`,
+    only those declared above the first table header (a manifest's identity keys live there)."""
+    return _Scanner(source).scan(root_only)
 
 
 class _Scanner:
@@ -148,15 +156,17 @@ class _Scanner:
     def __init__(self, source: str) -> None:
         self.src = source
         self.pos = 0
-        self.line_starts = [0] + [i + 1 for i, ch in enumerate(source) if ch == "\n"]
+        self.line_starts = list(accumulate((len(line) + 1 for line in source.split("\n")[:-1]), initial=0))
         self.lines: dict[KeyPath, int] = {}
         # Array-of-tables element counts, keyed by the concrete path of the array.
         self.aot_len: dict[KeyPath, int] = {}
 
-    def scan(self) -> dict[KeyPath, int]:
+    def scan(self, root_only: bool = False) -> dict[KeyPath, int]:
         table: KeyPath = ()
         try:
             while self._skip_blank_lines():
+                if root_only and self.src[self.pos] == "[":
+                    break
                 if self.src.startswith("[[", self.pos):
                     table = self._header(array=True)
                 elif self.src[self.pos] == "[":

@@ -81,9 +81,20 @@ def test_decode_errors_are_located_problems() -> None:
 def test_lines_are_scanned_only_when_a_line_is_asked_for() -> None:
     doc = parse(Path("x.toml"), SOURCE)
     assert not isinstance(doc, Problem)
-    assert "lines" not in vars(doc)
+    assert "lines" not in vars(doc) and "_root_lines" not in vars(doc)
     assert doc.problem(("slug",), "m").line == 1
+    assert "lines" not in vars(doc)  # a root key: only the keys above the first table header were scanned
+    assert doc.problem(("build", "install"), "m").line == 13
     assert "lines" in vars(doc)
+
+
+def test_root_keys_scanned_alone_are_where_the_whole_scan_puts_them() -> None:
+    doc = parse(Path("x.toml"), SOURCE)
+    assert not isinstance(doc, Problem)
+    root = {key: doc.line_of(key) for key in [("slug",), ("variants",), ("variants", 1), ("a", "b", "c"), ("text",)]}
+    assert "lines" not in vars(doc)
+    assert root == {key: key_lines(SOURCE)[key] for key in root}
+    assert doc.line_of(("review",)) == 15  # not above the header: the whole file is scanned
 
 
 def test_each_file_is_parsed_once_within_a_reading_scope(tmp_path: Path) -> None:

@@ -26,7 +26,6 @@ from dataclasses import field
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from pathlib import PurePosixPath
 from typing import Any
 
 import pytest
@@ -126,8 +125,9 @@ class SeedPlan:
             self.problems.append(doc.problem(key, f"seeds {entry.dest!r}, which {escape}",
                                              "seeded paths stay inside the run workspace"))
             return
-        dest = "/".join(part for part in entry.dest.replace("\\", "/").split("/") if part not in ("", "."))
-        parents = [str(p) for p in PurePosixPath(dest).parents if str(p) != "."]
+        parts = [part for part in entry.dest.replace("\\", "/").split("/") if part not in ("", ".")]
+        dest = "/".join(parts)
+        parents = ["/".join(parts[:end]) for end in range(len(parts) - 1, 0, -1)]
         clash = self._files.get(dest) or self._dirs.get(dest) or next(
             (self._files[p] for p in parents if p in self._files), None)
         if clash is not None:

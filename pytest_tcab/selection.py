@@ -52,24 +52,44 @@ def label(config: pytest.Config, item: pytest.Item) -> None:
     if getattr(item, "wasm", False):
         words.add("wasm")
     run = getattr(item, "run", None)
-    case_file = run.case.manifest_path if run is not None else _case_file(item)
-    case_words = case_keywords(case_file) if case_file is not None else frozenset()
     if run is not None:
+        case_words = case_keywords(run.case.manifest_path)
         case_words |= {w for w in (run.variant.slug, run.engine, run.case.version) if _WORD.fullmatch(w)}
         group = re.sub(r"\W+", "_", run.label)
         item.add_marker(pytest.mark.xdist_group(f"{XDIST_GROUP_PREFIX}{group}"))
-    for word in sorted(words | case_words):
+        words |= case_words
+        item.extra_keyword_matches.update(case_words)
+    else:
+        case_file = _case_file(item)
+        if case_file is not None:
+            _label_case_file(config, case_file)
+    for word in sorted(words):
         _register(config, word)
         item.add_marker(word)
-    item.extra_keyword_matches.update(case_words)
 
 
-def _case_file(item: pytest.Item) -> Path | None:
+def _case_file(item: pytest.Item) -> pytest.File | None:
     """The case file an author item belongs to: its collector's TOML file."""
-    for node in reversed(item.listchain()):
-        if isinstance(node, pytest.File):
-            return node.path
-    return None
+    node = item.parent
+    while node is not None and not isinstance(node, pytest.File):
+        node = node.parent
+    return node
+
+
+def _label_case_file(config: pytest.Config, case_file: pytest.File) -> None:
+    """The case's words as markers and keywords of its file, once: every item under it has them
+    (`-m` and `-k` read a node's parents too), at one marker per case instead of one per item."""
+    if case_file.stash.get(_labelled_key, False):
+        return
+    case_file.stash[_labelled_key] = True
+    from pytest_tcab.session import suite_for
+
+    with suite_for(config, case_file.path).reading():  # the manifest the suite already parsed
+        case_words = case_keywords(case_file.path)
+    for word in sorted(case_words):
+        _register(config, word)
+        case_file.add_marker(word)
+    case_file.extra_keyword_matches.update(case_words)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -103,4 +123,5 @@ def _register(config: pytest.Config, name: str) -> None:
 
 
 _registered_key = pytest.StashKey[set[str]]()
+_labelled_key = pytest.StashKey[bool]()
 

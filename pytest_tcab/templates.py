@@ -6,6 +6,8 @@ import difflib
 import functools
 import hashlib
 import importlib.metadata
+import importlib.util
+import marshal
 import os
 import re
 import tempfile
@@ -17,6 +19,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import CodeType
 from typing import Any
 
 from pytest_tcab.errors import TcabError
@@ -85,9 +88,10 @@ class StrictTemplate:
         code = _disk_cache.read(source)
         if code is None:
             with _COMPILE_LOCK:
-                code = _generate(source, name, tags)
+                generated = _generate(source, name, tags)
+            code = compile(generated, "<tcab template>", "exec", dont_inherit=True)
             _disk_cache.write(source, code)
-        self._render, self.tree = _load(code, name)
+        self._render, self.tree = _load(code)
         """`tree`: pybars' parse tree with a line marker before each tag, what `template_shapes`
         checks every path of; kept in the generated code, so a cached template is never parsed."""
 
@@ -126,33 +130,37 @@ class StrictTemplate:
 
 
 class CodeCache:
-    """Generated template code on disk, keyed by the template's content.
+    """Compiled template code on disk, keyed by the template's content.
 
     pybars compiles slowly (a parse with its grammar, then code generation) and renders fast,
-    and a catalog's templates rarely change between sessions; so the generated Python is kept
-    in pytest's cache folder, keyed by the source, pybars' version and this module's own text
-    (which decides how the code is checked and marked). Reading checks the entry's digest, so a
-    damaged file is regenerated, never executed.
+    and a catalog's templates rarely change between sessions; so the compiled code object of the
+    generated Python (marshalled, as a `.pyc` holds it) is kept in pytest's cache folder, keyed by
+    the source, pybars' version, this module's own text (which decides how the code is checked
+    and marked) and the interpreter's bytecode version. Reading checks the entry's digest, so a
+    damaged file is regenerated, never loaded.
     """
 
-    MAGIC = "# tcab-template-code-2"
-    """Leads every entry, followed by the digest of the code below it."""
+    MAGIC = b"# tcab-template-code-3"
+    """Leads every entry, followed by the digest of the marshalled code after it."""
 
     def __init__(self) -> None:
         self.folder: Path | None = None
 
-    def read(self, source: str) -> str | None:
+    def read(self, source: str) -> CodeType | None:
         path = self._path(source)
         if path is None:
             return None
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            data = path.read_bytes()
+        except OSError:
             return None
-        header, _, code = text.partition("\n")
-        return code if header == f"{self.MAGIC} {_digest(code)}" else None
+        header, _, body = data.partition(b"\n")
+        if header != self.MAGIC + b" " + hashlib.sha256(body).hexdigest().encode():
+            return None
+        code = marshal.loads(body)
+        return code if isinstance(code, CodeType) else None
 
-    def write(self, source: str, code: str) -> None:
+    def write(self, source: str, code: CodeType) -> None:
         """Atomically, so a concurrent reader (another xdist worker) never sees half a file."""
         path = self._path(source)
         if path is None:
@@ -162,9 +170,10 @@ class CodeCache:
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         except OSError:
             return  # a cache that cannot be written only costs the next session a compile
+        body = marshal.dumps(code)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(f"{self.MAGIC} {_digest(code)}\n{code}")
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(self.MAGIC + b" " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
             os.replace(tmp, path)
         except OSError:
             Path(tmp).unlink(missing_ok=True)
@@ -172,7 +181,7 @@ class CodeCache:
     def _path(self, source: str) -> Path | None:
         if self.folder is None:
             return None
-        return self.folder / f"{_digest(source + chr(0) + _generator_version())}.py"
+        return self.folder / f"{_digest(source + chr(0) + _generator_version())}.code"
 
 
 def _digest(text: str) -> str:
@@ -182,7 +191,8 @@ def _digest(text: str) -> str:
 @functools.cache
 def _generator_version() -> str:
     """What the generated code depends on besides the template: pybars and this module."""
-    return f"{importlib.metadata.version('pybars3')}:{_digest(Path(__file__).read_text(encoding='utf-8'))}"
+    return (f"{importlib.metadata.version('pybars3')}:{_digest(Path(__file__).read_text(encoding='utf-8'))}:"
+            f"{importlib.util.MAGIC_NUMBER.hex()}")
 
 
 _disk_cache = CodeCache()
@@ -417,14 +427,14 @@ def _marked_tree(compiler: Any, source: str, name: str, tags: list[_Tag]) -> lis
     return marked
 
 
-def _load(code: str, name: str) -> tuple[Callable[..., str], list[Any]]:
+def _load(code: CodeType) -> tuple[Callable[..., str], list[Any]]:
     """Run generated code with a strict ``resolve`` and an unescaping ``prepare`` in its own globals:
     its render function, and the marked parse tree it was generated from."""
     from pybars._compiler import Scope
 
     # A fresh namespace rather than Compiler.compile, which registers a module per call.
     namespace: dict[str, Any] = {}
-    exec(compile(code, f"<template {name}>", "exec", dont_inherit=True), namespace)  # noqa: S102
+    exec(code, namespace)  # noqa: S102
     # The namespace is render's __globals__: patching it leaves other pybars users alone.
     namespace["resolve"] = functools.partial(_strict_resolve, Scope)
     namespace["prepare"] = _prepare

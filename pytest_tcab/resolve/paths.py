@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 import re
 from pathlib import Path
-from pathlib import PurePosixPath
 from typing import Literal
 
 from pytest_tcab.errors import KeyPath
@@ -73,7 +72,7 @@ def dest_escapes(relative: str) -> str | None:
         return "contains a NUL character"
     if relative.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", relative):
         return "is absolute"
-    if ".." in PurePosixPath(relative.replace("\\", "/")).parts:
+    if ".." in relative.replace("\\", "/").split("/"):
         return "climbs out with '..'"
     return None
 

@@ -353,7 +353,7 @@ def test_generated_code_is_kept_on_disk_and_reused(disk_cache: Path, monkeypatch
     source = "Hello {{variant.name}} in {{workspace}}\n"
     context = {"variant": {"name": "Frenzy"}, "workspace": "/w"}
     first = StrictTemplate(source, "prompt.hbs").render(context)
-    assert len(list(disk_cache.glob("*.py"))) == 1
+    assert len(list(disk_cache.glob("*.code"))) == 1
 
     def no_compile(*args: object) -> str:
         raise AssertionError("compiled again despite the cached code")
@@ -368,7 +368,8 @@ def test_generated_code_is_kept_on_disk_and_reused(disk_cache: Path, monkeypatch
 def test_a_damaged_cache_entry_is_regenerated(disk_cache: Path) -> None:
     source = "{{#each specs}}- {{this.name}}\n{{/each}}"
     StrictTemplate(source, "p.hbs")
-    (entry,) = disk_cache.glob("*.py")
-    entry.write_text(entry.read_text().replace("def ", "def broken_", 1))
+    (entry,) = disk_cache.glob("*.code")
+    damaged = entry.read_bytes().replace(b"render", b"broken", 1)
+    entry.write_bytes(damaged)
     assert StrictTemplate(source, "p.hbs").render({"specs": [{"name": "A"}]}) == "- A\n"
-    assert "broken_" not in entry.read_text()
+    assert entry.read_bytes() != damaged

@@ -64,8 +64,7 @@ def label(config: pytest.Config, item: pytest.Item) -> None:
         if case_file is not None:
             _label_case_file(config, case_file)
     for word in sorted(words):
-        _register(config, word)
-        item.add_marker(word)
+        item.add_marker(_marker(config, word))
 
 
 def _case_file(item: pytest.Item) -> pytest.File | None:
@@ -87,8 +86,7 @@ def _label_case_file(config: pytest.Config, case_file: pytest.File) -> None:
     with suite_for(config, case_file.path).reading():  # the manifest the suite already parsed
         case_words = case_keywords(case_file.path)
     for word in sorted(case_words):
-        _register(config, word)
-        case_file.add_marker(word)
+        case_file.add_marker(_marker(config, word))
     case_file.extra_keyword_matches.update(case_words)
 
 
@@ -114,14 +112,16 @@ def case_keywords(path: Path) -> frozenset[str]:
     return frozenset(w for w in words if isinstance(w, str) and _WORD.fullmatch(w))
 
 
-def _register(config: pytest.Config, name: str) -> None:
-    """Register a marker named after a case word, so `--strict-markers` accepts it."""
-    registered: set[str] = config.stash.setdefault(_registered_key, set())
-    if name not in registered:
-        registered.add(name)
+def _marker(config: pytest.Config, name: str) -> pytest.MarkDecorator:
+    """The marker `name`, registered (so `--strict-markers` accepts a case word) and built once."""
+    markers: dict[str, pytest.MarkDecorator] = config.stash.setdefault(_markers_key, {})
+    marker = markers.get(name)
+    if marker is None:
         config.addinivalue_line("markers", f"{name}: tcab items of cases declaring {name!r}")
+        marker = markers[name] = getattr(pytest.mark, name)
+    return marker
 
 
-_registered_key = pytest.StashKey[set[str]]()
+_markers_key = pytest.StashKey[dict[str, pytest.MarkDecorator]]()
 _labelled_key = pytest.StashKey[bool]()
 

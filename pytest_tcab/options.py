@@ -31,6 +31,9 @@ NO_SANDBOX_OPTION = "--tcab-no-sandbox"
 BUILD_NETWORK_OPTION = "--tcab-build-network"
 NETWORK_POLICIES = ("none", "install", "all")
 """`--tcab-build-network`: which steps reach the network (`install` means install steps only)."""
+REPORT_OPTION = "--tcab-report"
+REPORT_FORMS = ("linked", "self-contained")
+"""`--tcab-report`: report.html links its media beside it, or embeds them."""
 
 Viewport = tuple[int, int]
 
@@ -56,6 +59,14 @@ def parse_ratio(text: str) -> float:
     return value
 
 
+def parse_report_form(text: str) -> str:
+    """`--tcab-report` as one of `REPORT_FORMS` (argparse `type`, so the ini twin is checked too)."""
+    form = text.strip().lower()
+    if form not in REPORT_FORMS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(REPORT_FORMS)}")
+    return form
+
+
 def add_options(parser: pytest.Parser) -> None:
     """Every `--tcab-*` option, in one group, each with its ini twin."""
     group = _TwinnedGroup(parser, parser.getgroup("tcab", "Test Cabinet suites"))
@@ -74,6 +85,10 @@ def add_options(parser: pytest.Parser) -> None:
                     help="write what a run of the case receives into --tcab-out=DIR (an empty folder)")
     group.addoption("--tcab-out", dest="tcab_out", metavar="DIR",
                     help="where results.json, report.html and media go (default .tcab/results)")
+    group.addoption(REPORT_OPTION, dest="tcab_report", type=parse_report_form, default="linked",
+                    metavar="linked|self-contained",
+                    help="report.html links its media beside it (default: linked, the smaller page) or embeds "
+                         "them (self-contained: one file to move anywhere)")
     group.addoption("--tcab-build-timeout", dest="tcab_build_timeout", type=float, default=600.0,
                     metavar="SECONDS", help="timeout of each build step (default 600)")
     group.addoption(NO_SANDBOX_OPTION, dest="tcab_no_sandbox", action="store_true",

@@ -58,6 +58,10 @@ def pytest_configure(config: pytest.Config) -> None:
         recorder = ResultsRecorder(config, out)
         config.stash[results_key] = recorder
         config.pluginmanager.register(recorder, "tcab-results")
+        if config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None):
+            from pytest_tcab.run import html_extras
+
+            config.pluginmanager.register(html_extras, "tcab-html-extras")  # run items' media in pytest-html
     if run_dir is not None or config.getoption("tcab_reference") or config.getoption("tcab_capture_baselines"):
         from pytest_tcab.run.snapshot import register
 
@@ -100,7 +104,7 @@ def _is_under(path: Path, folder: Path) -> bool:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     end_session(config)
-    for name in ("tcab-results", "tcab-baselines", "tcab-snapshot"):
+    for name in ("tcab-results", "tcab-html-extras", "tcab-baselines", "tcab-snapshot"):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)

@@ -36,6 +36,7 @@ from pytest_tcab.run.context import BASELINE_FOLDER
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.context import RunItem
 from pytest_tcab.run.context import variant_documents
+from pytest_tcab.run.media import poster_of
 from pytest_tcab.scoring import excluded_verdicts
 
 if TYPE_CHECKING:
@@ -188,8 +189,11 @@ class ValidateItem(RunItem, BrowserFunction):
         media = []
         for output in self.unit.validation.outputs:
             produced = outcome.media.get(output.id)
-            media.append({"output": output.id, "kind": output.kind, "path": str(produced) if produced else None,
-                          "baseline": self._copy_baseline(folder / media_name(self.unit.id, output))})
+            entry = {"output": output.id, "kind": output.kind, "path": str(produced) if produced else None,
+                     "baseline": self._copy_baseline(folder / media_name(self.unit.id, output))}
+            if output.kind == "video":  # each clip shows its poster frame until it is played
+                entry |= {"poster": poster_of(entry["path"]), "baseline_poster": poster_of(entry["baseline"])}
+            media.append(entry)
         figures: dict[str, Any] = {"script": self.unit.validation.script, "form": outcome.result.form,
                                    "verdict": outcome.verdict, "notes": outcome.result.notes, "media": media}
         if outcome.result.expectations:

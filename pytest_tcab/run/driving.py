@@ -338,7 +338,7 @@ def _pass(open_page: Callable[[], Page], script: Script, mode: str, timeout_s: f
     except DriveError as error:
         return DriverRun({}, "", {}, f"the build could not be loaded: {error}")
     images: dict[str, Path] = {}
-    clip = _Clip(page, media_dir / f"{media_prefix}__{_video_id(script)}.webm")
+    clip = ClipRecorder(page, media_dir / f"{media_prefix}__{_video_id(script)}.webm")
     bindings = {name: f"__tcab{name.title()}_{secrets.token_hex(6)}" for name in ("screenshot", "pixel", "clip")}
 
     def screenshot(source: dict[str, Any], output_id: str) -> None:
@@ -414,11 +414,13 @@ def _judge(run: DriverRun, script: Script) -> str | None:
     return None
 
 
-class _Clip:
-    """A video of part of a drive, filmed from Chromium's screencast between `start` and `stop`.
+class ClipRecorder:
+    """A video of part of a drive (or of a replay), filmed from Chromium's screencast between
+    `start` and `stop`.
 
-    Only what the runtime asks for is filmed (an item's act, or a whole drive), at the frames
-    Chromium paints; `save` encodes them at a fixed rate with ffmpeg into a `.webm`.
+    Only what is asked for is filmed (an item's act, a whole drive, a replay playing), at the
+    frames Chromium paints; `save` encodes them at a fixed rate with ffmpeg into a `.webm`. Filming
+    starts on a loaded page, so a clip opens on the page as painted, not on a blank frame.
     """
 
     FPS = 25

@@ -64,12 +64,12 @@ def record_clip(context: BrowserContext, url: str, dest: Path, timeout_s: float)
     from playwright.sync_api import Error
 
     from pytest_tcab.run.browser import NO_FFMPEG_REASON
-    from pytest_tcab.run.driving import _Clip
+    from pytest_tcab.run.driving import ClipRecorder
 
     if shutil.which("ffmpeg") is None:
         raise ReplayFailed(NO_FFMPEG_REASON)
     page = context.new_page()
-    clip = _Clip(page, dest)
+    clip = ClipRecorder(page, dest)
     try:
         page.goto(url)
         clip.start()

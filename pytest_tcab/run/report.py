@@ -1,9 +1,11 @@
 """report.html: results.json laid out for a person, one section per run.
 
-The page is one file with its CSS inline and no script. Media are linked by their path
-relative to the output folder, not inlined: screenshots are hundreds of kilobytes each and
-clips cannot be inlined sensibly, and they already sit beside the report, so copying the
-output folder keeps the page whole.
+The page is one file with its CSS inline and no script. Its media are reached one of two ways
+(`--tcab-report`): linked (the default), by their paths relative to the output folder, where
+they already sit beside the page, so copying the folder keeps the page whole and the page stays
+small; or self-contained, embedded as data: URIs, so the one file can be moved anywhere. An
+embedded medium is bounded (`media.EMBED_LIMIT`, and `EMBED_BUDGET` for all of them), since what
+a build wrote has no size of its own; one left out is named in its place, with why.
 """
 
 from __future__ import annotations
@@ -17,13 +19,21 @@ from typing import Any
 from urllib.parse import quote
 
 from pytest_tcab.bounded import bound
+from pytest_tcab.run.media import EMBED_LIMIT
+from pytest_tcab.run.media import base64_text
+from pytest_tcab.run.media import embeddable
+from pytest_tcab.run.media import is_video
+from pytest_tcab.run.media import mime_type
+from pytest_tcab.run.media import size_text
 
 REPORT_FILE = "report.html"
+LINKED, SELF_CONTAINED = "linked", "self-contained"
+"""The forms of report.html (`--tcab-report`)."""
+EMBED_BUDGET = 64 * 2**20
+"""What the embedded media of one self-contained report may take together."""
 
 OUTCOME_ORDER = ("failed", "over-ceiling", "passed", "recorded", "excluded", "skipped")
 """How counts are listed: what needs attention first."""
-
-_VIDEO_SUFFIXES = frozenset({".webm", ".mp4"})
 
 _CSS = """
 :root { --ink: #1d2330; --muted: #647084; --line: #dfe3ea; --card: #fff; --page: #f3f5f8;
@@ -98,29 +108,76 @@ code { font: 13px ui-monospace, Menlo, Consolas, monospace; }
 """
 
 
-def write_report(data: dict[str, Any], out_dir: Path) -> Path:
+def write_report(data: dict[str, Any], out_dir: Path, form: str = LINKED) -> Path:
     """Write `out_dir/report.html` from the results.json `data` and return its path."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / REPORT_FILE
-    path.write_text(render(data, out_dir), encoding="utf-8")
+    path.write_text(render(data, Media(out_dir, form == SELF_CONTAINED)), encoding="utf-8")
     return path
 
 
-def render(data: dict[str, Any], out_dir: Path) -> str:
-    """The whole page; media paths are made relative to `out_dir`, where the page lives."""
+def render(data: dict[str, Any], media: Media) -> str:
+    """The whole page; its media are reached as `media` says (linked, or embedded)."""
     tools = ", ".join(f"{name} {version}" for name, version in data.get("tool", {}).items())
     runs = data.get("runs", [])
     title = _e(_title(runs))
-    body = "".join(_run(run, out_dir) for run in runs)
+    body = "".join(_run(run, media) for run in runs)
     if not body:
         body = '<p class="missing">No run items were recorded.</p>'
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{title}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
-        f'<header class="top"><h1>{title}</h1><p>{_e(tools)}</p></header>\n'
+        f'<header class="top"><h1>{title}</h1><p>{_e(tools)}</p>{media.summary()}</header>\n'
         f"<main>\n{_trust(data)}{body}</main>\n</body>\n</html>\n"
     )
+
+
+class Media:
+    """How the page reaches the media results.json names: linked by their paths relative to the
+    page, or embedded as data: URIs (each at most `EMBED_LIMIT`, all together `EMBED_BUDGET`)."""
+
+    def __init__(self, out_dir: Path, self_contained: bool = False, budget: int = EMBED_BUDGET) -> None:
+        self.out_dir = out_dir
+        self.self_contained = self_contained
+        self.budget = budget
+        self.embedded = 0
+        """Bytes embedded so far."""
+        self._urls: dict[str, str | None] = {}
+        self.left_out: dict[str, str] = {}
+        """Each medium a self-contained page leaves out, with why."""
+
+    def url(self, path: str) -> str | None:
+        """`path` as the page's escaped URL; None when a self-contained page leaves it out (`missing`)."""
+        if not self.self_contained:
+            return _href(path, self.out_dir)
+        if path not in self._urls:
+            self._urls[path] = self._embed(path)
+        return self._urls[path]
+
+    def _embed(self, path: str) -> str | None:
+        content = embeddable(path, EMBED_LIMIT)
+        if isinstance(content, bytes) and self.embedded + len(content) > self.budget:
+            content = (f"{size_text(len(content))} is more than is left of the {size_text(self.budget)} "
+                       "the report's embedded media may take together")
+        if isinstance(content, str):
+            self.left_out[path] = content
+            return None
+        self.embedded += len(content)
+        return f"data:{mime_type(path)};base64,{base64_text(content)}"
+
+    def missing(self, path: str) -> str:
+        """What stands in place of a medium the page left out: why, and where the medium is."""
+        where = _relative(path, self.out_dir)
+        return (f'<div class="missing">not embedded: {_e(self.left_out.get(path, "?"))}; it is '
+                f"<code>{_e(where)}</code> in the results folder</div>")
+
+    def summary(self) -> str:
+        """One header line of a self-contained page: what it embeds and what it leaves out."""
+        if not self.self_contained:
+            return ""
+        left = f"; {len(self.left_out)} left out (named in place)" if self.left_out else ""
+        return f"<p>self-contained: {size_text(self.embedded)} of media embedded{left}</p>"
 
 
 def _trust(data: dict[str, Any]) -> str:
@@ -160,7 +217,7 @@ def _get(item: dict[str, Any], key: str) -> str:
 # -- one run ---------------------------------------------------------------------------------
 
 
-def _run(run: dict[str, Any], out_dir: Path) -> str:
+def _run(run: dict[str, Any], media: Media) -> str:
     counts = run.get("counts", {})
     bad = any(counts.get(word) for word in ("failed", "over-ceiling"))
     words = sorted(counts, key=lambda w: OUTCOME_ORDER.index(w) if w in OUTCOME_ORDER else 99)
@@ -185,15 +242,15 @@ def _run(run: dict[str, Any], out_dir: Path) -> str:
         _part("Domains", _domains(run["domains"])) if "domains" in run else "",
         _part("Performance", _performance(run["performance"], by_kind))
         if "performance" in run else "",
-        _part("Tournament", _tournament(run["tournament"], by_kind, out_dir))
+        _part("Tournament", _tournament(run["tournament"], by_kind, media))
         if "tournament" in run else "",
         _part("Build", each("build", _build)),
-        _part("Checks", each("check", lambda item: _check(item, out_dir))),
-        _part("Validation verdicts", each("validate", lambda item: _verdict(item, out_dir))),
+        _part("Checks", each("check", lambda item: _check(item, media))),
+        _part("Validation verdicts", each("validate", lambda item: _verdict(item, media))),
         _part("Requirements", _requirements(run.get("requirements"))
-              + each("requirement", lambda item: _requirement(item, out_dir))),
-        _part("Proofs", _gallery(each("proof", lambda item: _proof(item, out_dir)))),
-        _part("Assets", each("asset", lambda item: _asset(item, out_dir))),
+              + each("requirement", lambda item: _requirement(item, media))),
+        _part("Proofs", _gallery(each("proof", lambda item: _proof(item, media)))),
+        _part("Assets", each("asset", lambda item: _asset(item, media))),
         _part("Errata", _errata(run.get("errata", []))),
     ]
     others = [item for group in by_kind.values() for item in group]
@@ -262,17 +319,51 @@ def _href(path: str, out_dir: Path) -> str:
     return _e(quote(target.as_posix()))
 
 
-def _media(path: str | None, label: str, out_dir: Path, kind: str | None = None) -> str:
-    """A still or clip under `label` (markup, already escaped); a placeholder when not recorded."""
+def _relative(path: str, out_dir: Path) -> str:
+    try:
+        return os.path.relpath(path, out_dir) if Path(path).is_absolute() else path
+    except ValueError:
+        return path
+
+
+def _media(path: str | None, label: str, media: Media, kind: str | None = None, poster: str | None = None) -> str:
+    """A still or clip under `label` (markup, already escaped); a placeholder when not recorded.
+
+    A clip shows its `poster` frame until it is played.
+    """
     if not path:
         missing = '<div class="missing">not recorded</div>'
         return f"<figure><figcaption>{label}</figcaption>{missing}</figure>"
-    href = _href(path, out_dir)
-    if kind == "video" or Path(path).suffix.lower() in _VIDEO_SUFFIXES:
-        element = f'<video src="{href}" controls muted loop preload="metadata"></video>'
+    src = media.url(path)
+    if src is None:
+        element = media.missing(path)
+    elif kind == "video" or is_video(path):
+        poster_url = media.url(poster) if poster else None
+        shown = f' poster="{poster_url}"' if poster_url else ""
+        element = f'<video src="{src}"{shown} controls muted loop preload="metadata"></video>'
     else:
-        element = f'<a href="{href}"><img src="{href}" alt="" loading="lazy"></a>'
+        element = _opens(f'<img src="{src}" alt="" loading="lazy">', src, media)
     return f"<figure><figcaption>{label}</figcaption>{element}</figure>"
+
+
+def _opens(image: str, src: str, media: Media) -> str:
+    """A linked image opens its file when clicked; an embedded one is already all there is."""
+    return image if media.self_contained else f'<a href="{src}">{image}</a>'
+
+
+def _image(path: str, attributes: str, media: Media) -> str:
+    """An `<img>` of `path` with `attributes` (already escaped), or why it was left out."""
+    src = media.url(path)
+    return media.missing(path) if src is None else f'<img src="{src}" {attributes}>'
+
+
+def _link(path: str, text: str, media: Media) -> str:
+    """A link to a file (`text` already escaped); an embedded one downloads under its name."""
+    src = media.url(path)
+    if src is None:
+        return media.missing(path)
+    download = f' download="{_e(Path(path).name)}"' if media.self_contained else ""
+    return f'<a href="{src}"{download}>{text}</a>'
 
 
 def _gallery(figures: str) -> str:
@@ -282,7 +373,7 @@ def _gallery(figures: str) -> str:
 # -- item kinds ------------------------------------------------------------------------------
 
 
-def _check(item: dict[str, Any], out_dir: Path) -> str:
+def _check(item: dict[str, Any], media: Media) -> str:
     figures = ""
     if "similarity" in item:
         figures = (
@@ -297,24 +388,24 @@ def _check(item: dict[str, Any], out_dir: Path) -> str:
     if any(item.get(key) for key in ("expected", "actual", "diff")):
         trio = (
             '<div class="trio">'
-            + _media(item.get("expected"), "expected", out_dir)
-            + _media(item.get("actual"), "actual", out_dir)
-            + _media(item.get("diff"), "diff (differing pixels in red)", out_dir)
+            + _media(item.get("expected"), "expected", media)
+            + _media(item.get("actual"), "actual", media)
+            + _media(item.get("diff"), "diff (differing pixels in red)", media)
             + "</div>"
         )
     return _item(item, figures, note, trio)
 
 
-def _proof(item: dict[str, Any], out_dir: Path) -> str:
+def _proof(item: dict[str, Any], media: Media) -> str:
     badge = _badge(item.get("outcome", "?"))
     label = f"{badge} {_get(item, 'id')} · <code>{_get(item, 'dest')}</code>"
     if not item.get("present"):
         why = _e(item.get("message") or "not written")
         return f'<figure><figcaption>{label}</figcaption><div class="missing">{why}</div></figure>'
-    return _media(item.get("media"), label, out_dir, item.get("media_kind"))
+    return _media(item.get("media"), label, media, item.get("media_kind"))
 
 
-def _verdict(item: dict[str, Any], out_dir: Path) -> str:
+def _verdict(item: dict[str, Any], media: Media) -> str:
     figures = f'<span class="figure">driver <code>{_get(item, "script")}</code></span>'
     lines = []
     if item.get("excluded_by"):
@@ -323,11 +414,12 @@ def _verdict(item: dict[str, Any], out_dir: Path) -> str:
         lines.append(f"notes: {_get(item, 'notes')}")
     lines.extend(f"the page threw: {_e(error)}" for error in item.get("page_errors", []))
     rows = []
-    for media in item.get("media", []):
-        output, kind = _get(media, "output"), media.get("kind")
-        pair = _media(media.get("path"), f"{output} ({_e(kind)}): observed", out_dir, kind)
-        if media.get("baseline"):  # expected | observed, as the reviewer sees them
-            pair = _media(media["baseline"], f"{output}: expected (committed baseline)", out_dir, kind) + pair
+    for shown in item.get("media", []):
+        output, kind = _get(shown, "output"), shown.get("kind")
+        pair = _media(shown.get("path"), f"{output} ({_e(kind)}): observed", media, kind, shown.get("poster"))
+        if shown.get("baseline"):  # expected | observed, as the reviewer sees them
+            pair = _media(shown["baseline"], f"{output}: expected (committed baseline)", media, kind,
+                          shown.get("baseline_poster")) + pair
         rows.append(f'<div class="trio">{pair}</div>')
     text = "".join(f'<p class="figure">{line}</p>' for line in lines)
     return _item(item, figures if item.get("script") else "", text, *rows)
@@ -345,7 +437,7 @@ def _requirements(summary: dict[str, Any] | None) -> str:
             f'<div class="bar"><span style="width:{share:.1%}"></span></div>')
 
 
-def _requirement(item: dict[str, Any], out_dir: Path) -> str:
+def _requirement(item: dict[str, Any], media: Media) -> str:
     """A requirement's text and kind, each validator's verdict, and the page it left."""
     figures = (f'<span class="figure">{_get(item, "requirement_kind")} · specification '
                f'<code>{_get(item, "specification")}</code></span>')
@@ -357,12 +449,12 @@ def _requirement(item: dict[str, Any], out_dir: Path) -> str:
         if run.get("error"):
             verdict = "could not decide"
         rows.append((f"<code>{_get(run, 'validator')}</code>", _e(verdict), _get(run, "notes") or "-"))
-        stills.append(_media(run.get("media"), f"page after <code>{_get(run, 'validator')}</code>", out_dir))
+        stills.append(_media(run.get("media"), f"page after <code>{_get(run, 'validator')}</code>", media))
     table = _table(("validator", "verdict", "notes"), rows) if rows else ""
     return _item(item, figures, text, table, _gallery("".join(stills)))
 
 
-def _asset(item: dict[str, Any], out_dir: Path) -> str:
+def _asset(item: dict[str, Any], media: Media) -> str:
     """Shapes side by side (figure | reference | produced), then each side's previews."""
     figures = (f'<span class="figure">{_get(item, "asset_kind")} <code>{_get(item, "asset")}</code>'
                f' read as {_get(item, "format")}</span>')
@@ -373,7 +465,7 @@ def _asset(item: dict[str, Any], out_dir: Path) -> str:
     previews = item.get("previews") or {}
     played = item.get("played")
     sides = "".join(
-        _asset_side(previews.get(side), f"{label} <code>{_get(item, path)}</code>", out_dir,
+        _asset_side(previews.get(side), f"{label} <code>{_get(item, path)}</code>", media,
                     played if side == "produced" else None)
         for side, label, path in (("reference", "reference", "reference_path"),
                                   ("produced", "produced", "produced_path")))
@@ -396,33 +488,35 @@ def _shown(value: object) -> str:
     return str(value)
 
 
-def _asset_side(shown: dict[str, Any] | None, label: str, out_dir: Path, played: dict[str, Any] | None) -> str:
+def _asset_side(shown: dict[str, Any] | None, label: str, media: Media, played: dict[str, Any] | None) -> str:
     """One side of an asset: the file as a page shows it (image, audio player), and its pictures."""
     if not shown:
         return f'<figure><figcaption>{label}</figcaption><div class="missing">not produced</div></figure>'
     file = str(shown["file"])
-    href = _href(file, out_dir)
+    src = media.url(file)
     suffix = Path(file).suffix.lower()
     parts = []
-    if suffix in (".png", ".webp", ".gif", ".jpg", ".jpeg"):
-        parts.append(f'<a href="{href}"><img class="pixels" src="{href}" alt=""></a>')
+    if src is None:
+        parts.append(media.missing(file))
+    elif suffix in (".png", ".webp", ".gif", ".jpg", ".jpeg"):
+        parts.append(_opens(f'<img class="pixels" src="{src}" alt="">', src, media))
     elif suffix in (".wav", ".flac", ".ogg"):
-        parts.append(f'<audio controls preload="none" src="{href}"></audio>')
+        parts.append(f'<audio controls preload="none" src="{src}"></audio>')
     else:
-        parts.append(f'<p class="figure"><a href="{href}">{_e(Path(file).name)}</a></p>')
+        parts.append(f'<p class="figure">{_link(file, _e(Path(file).name), media)}</p>')
     if shown.get("waveform"):
-        parts.append(f'<img src="{_href(shown["waveform"], out_dir)}" alt="waveform">')
+        parts.append(_image(shown["waveform"], 'alt="waveform"', media))
     if shown.get("front"):
-        parts.append(f'<img class="pixels" src="{_href(shown["front"], out_dir)}" alt="front view">')
+        parts.append(_image(shown["front"], 'class="pixels" alt="front view"', media))
     if shown.get("frames"):
-        frames = "".join(f'<img class="pixels" src="{_href(frame, out_dir)}" alt="frame {n + 1}">'
+        frames = "".join(_image(frame, f'class="pixels" alt="frame {n + 1}"', media)
                          for n, frame in enumerate(shown["frames"]))
         parts.append(f'<div class="frames">{frames}</div>')
     if played and played.get("picture"):
         parts.append(f'<p class="figure">played once: peak <b>{played.get("peak")}</b> particles at '
                      f'{float(played.get("peak_s") or 0):.2f} s; ended '
                      f'{_e(_ended(played.get("ended_s")))}</p>'
-                     f'<img src="{_href(played["picture"], out_dir)}" alt="busiest frame">')
+                     + _image(played["picture"], 'alt="busiest frame"', media))
     if shown.get("note"):
         parts.append(f'<p class="figure">{_get(shown, "note")}</p>')
     return f'<figure><figcaption>{label}</figcaption>{"".join(parts)}</figure>'
@@ -524,7 +618,7 @@ def _performance(perf: dict[str, Any], by_kind: dict[str, list[dict[str, Any]]])
     return f'<div class="figure">{verdict}{meta}</div>{table}'
 
 
-def _tournament(tournament: dict[str, Any], by_kind: dict[str, list[dict[str, Any]]], out_dir: Path) -> str:
+def _tournament(tournament: dict[str, Any], by_kind: dict[str, list[dict[str, Any]]], media: Media) -> str:
     """The standings, the final match played by the renderer (and its clip), and every match."""
     standings = next(iter(by_kind.pop("standings", [])), {})
     replays = by_kind.pop("replay", [])
@@ -547,21 +641,23 @@ def _tournament(tournament: dict[str, Any], by_kind: dict[str, list[dict[str, An
     player = next((m.get("player") for m in matches if m.get("match") == final and m.get("player")), None)
     stage = ""
     if player:
-        stage = (f'<figure><figcaption>final match {_e(final)}: the renderer playing its replay</figcaption>'
-                 f'<iframe src="{_href(player, out_dir)}" style="width:100%;height:420px;border:1px solid #dfe3ea;'
-                 'border-radius:6px" title="replay"></iframe></figure>')
-    clips = "".join(_media(item.get("clip"), f"clip of {_get(item, 'match')}", out_dir)
+        src = media.url(player)
+        frame = media.missing(player) if src is None else (
+            f'<iframe src="{src}" style="width:100%;height:420px;border:1px solid #dfe3ea;'
+            'border-radius:6px" title="replay"></iframe>')
+        stage = f'<figure><figcaption>final match {_e(final)}: the renderer playing its replay</figcaption>{frame}</figure>'
+    clips = "".join(_media(item.get("clip"), f"clip of {_get(item, 'match')}", media, "video", item.get("poster"))
                     for item in replays if item.get("clip")) or "".join(_item(item, "") for item in replays)
     match_rows = [
         (_e(m["match"]), _e(m.get("summary") or ""),
          _e(", ".join(f"{name} {fuel:,}" for name, fuel in m.get("fuel", {}).items())),
-         f'<a href="{_href(m["player"], out_dir)}">replay</a>' if m.get("player") else "-")
+         _link(m["player"], "replay", media) if m.get("player") else "-")
         for m in matches
     ]
     match_table = (f"<details><summary>{len(matches)} matches</summary>"
                    f"{_table(('match', 'result', 'fuel', 'replay'), match_rows)}</details>") if matches else ""
-    media = f'<div class="replays">{stage}{clips}</div>' if stage or clips else ""
-    return f"{head}{note}{table}{media}{match_table}"
+    shown = f'<div class="replays">{stage}{clips}</div>' if stage or clips else ""
+    return f"{head}{note}{table}{shown}{match_table}"
 
 
 def _fuel(value: object) -> str:

@@ -129,7 +129,7 @@ class ResultsRecorder:
         self.written = [path]
         from pytest_tcab.run.report import write_report
 
-        self.written.append(write_report(data, self.out_dir))
+        self.written.append(write_report(data, self.out_dir, self.config.getoption("tcab_report")))
         _junit_suite_properties(self.config, data)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

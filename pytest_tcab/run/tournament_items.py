@@ -24,6 +24,7 @@ from pytest_tcab.run.browser import BrowserSession
 from pytest_tcab.run.browser import browser_test
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.context import RunItem
+from pytest_tcab.run.media import poster_of
 from pytest_tcab.run.perf import ModuleBuild
 from pytest_tcab.run.perf import build_module
 from pytest_tcab.run.perf import record_module_build
@@ -272,8 +273,8 @@ class ReplayItem(TournamentItem, BrowserFunction):
                                    timeout_s=seconds + float(self.config.getoption("tcab_driver_timeout")))
         finally:
             context.close()
-        self.record(match=slot.label, summary=result.summary(), clip=str(clip), speed=round(speed, 3),
-                    player=str(folder / "index.html"))
+        self.record(match=slot.label, summary=result.summary(), clip=str(clip), poster=poster_of(str(clip)),
+                    speed=round(speed, 3), player=str(folder / "index.html"))
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -7,12 +7,17 @@ implementation show the same on a real game.
 
 from __future__ import annotations
 
+import html
+import json
+import re
 import shutil
 import socket
+import subprocess
 import threading
 import urllib.request
 from collections.abc import Iterator
 from functools import partial
+from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler
 from http.server import ThreadingHTTPServer
 from pathlib import Path
@@ -35,6 +40,7 @@ pytestmark = pytest.mark.browser
 
 CAROM = Path("example-suite/test-cases/end-to-end/medium/carom/v2.0.0")
 CAROM_RUN = "example-suite/runs/carom-base"
+PYTEST_HTML = "out/pytest-html/report.html"
 
 
 # -- the gauge session: one build, every outcome -------------------------------------------------
@@ -161,7 +167,8 @@ def test_media_are_named_by_verdict_and_output_and_decode(gauge: Session) -> Non
     media = gauge.path / "out/game/validation"
     assert items["counts"]["media"] == [
         {"output": "dial", "kind": "image", "path": str(media / "counts__dial.png"), "baseline": None},
-        {"output": "clip", "kind": "video", "path": str(media / "counts__clip.webm"), "baseline": None},
+        {"output": "clip", "kind": "video", "path": str(media / "counts__clip.webm"), "baseline": None,
+         "poster": str(media / "counts__clip.poster.png"), "baseline_poster": None},
     ]
     assert (items["counts"]["verdict"], items["counts"]["notes"]) == (True, "read 3 after three adds")
     with Image.open(media / "counts__dial.png") as still:
@@ -244,7 +251,9 @@ def test_validate_items_point_at_their_validation_tables(pytester: pytest.Pytest
 def carom_base(tmp_path_factory: pytest.TempPathFactory) -> Session:
     project = tmp_path_factory.mktemp("carom")
     copy_example_suite(project)
-    return run_session(project, "--tcab-suite=example-suite", f"--tcab-run={CAROM_RUN}", "-v")
+    # The report forms and pytest-html's extras are read from this session too (see below).
+    return run_session(project, "--tcab-suite=example-suite", f"--tcab-run={CAROM_RUN}", "-v",
+                       "--tcab-report=self-contained", f"--html={PYTEST_HTML}")
 
 
 def test_the_example_run_fails_only_its_broken_verdict(carom_base: Session) -> None:
@@ -295,6 +304,83 @@ def test_the_example_run_media_sit_beside_their_committed_baselines(carom_base: 
         probe = ffprobe(observed / clip)
         assert [(s["codec_type"], s["width"], s["height"]) for s in probe["streams"]] == [("video", 1280, 720)]
         assert float(probe["format"]["duration"]) > 1.5  # the real-time replay at the end of the drive
+
+
+def test_the_example_run_clips_open_on_the_game_and_show_their_last_frame_as_poster(carom_base: Session) -> None:
+    from pytest_tcab.run.imagediff import is_blank
+
+    observed = carom_base.path / "out/carom-base/validation"
+    clips = {item_id: shown for item_id, item in carom_base.items().items() for shown in item["media"]
+             if shown["kind"] == "video"}
+    assert sorted(clips) == ["scoring.point", "spin.stationary"]
+    for shown in clips.values():
+        clip = Path(shown["path"])
+        assert shown["poster"] == str(clip.with_name(clip.stem + ".poster.png"))
+        assert shown["baseline_poster"] == str(observed / "baseline" / Path(shown["poster"]).name)
+        first = clip.with_name(clip.stem + ".first.png")
+        subprocess.run(["ffmpeg", "-loglevel", "error", "-i", str(clip), "-frames:v", "1", "-y", str(first)], check=True)
+        for still in (Path(shown["poster"]), Path(shown["baseline_poster"]), first):
+            with Image.open(still) as image:
+                assert (image.format, image.size) == ("PNG", (1280, 720))
+                assert not is_blank(image), f"{still.name} is a single colour"  # the court, not a white frame
+
+
+def test_the_example_run_report_is_self_contained_and_links_nothing(carom_base: Session) -> None:
+    from pytest_tcab.run.report import LINKED
+    from pytest_tcab.run.report import write_report
+
+    text = (carom_base.path / "out/report.html").read_text(encoding="utf-8")
+    found = _media_attributes(text)
+    assert [value for _, _, value in found if not value.startswith("data:")] == []  # no relative link is left
+    tags = [(tag, attribute) for tag, attribute, _ in found]
+    # Two checks' expected/actual/diff, the proof present, a still and its baseline, two clips and their baselines.
+    assert (tags.count(("img", "src")), tags.count(("video", "src")), tags.count(("video", "poster"))) == (9, 4, 4)
+    assert "self-contained: " in text and "left out" not in text
+    # The linked form of the same results stays the smaller, the default.
+    linked = write_report(carom_base.results(), carom_base.path / "linked", LINKED)
+    assert linked.stat().st_size * 10 < len(text.encode())
+
+
+def test_pytest_html_shows_the_example_run_media(carom_base: Session) -> None:
+    report = carom_base.path / PYTEST_HTML
+    extras = _pytest_html_extras(report.read_text(encoding="utf-8"))
+    names = {test.rpartition("::")[2]: [(extra["name"], extra["format_type"]) for extra in found]
+             for test, found in extras.items() if found}
+    assert names == {
+        "check[title]": [("title: expected", "image"), ("title: actual", "image"), ("title: diff", "image")],
+        "check[gameplay]": [("gameplay: expected", "image"), ("gameplay: actual", "image"),
+                            ("gameplay: diff", "image")],
+        "proof[title]": [("proof proof/title.png", "image")],
+        "validate[spin.stationary]": [("straight: expected (committed baseline)", "video"),
+                                      ("straight: observed", "video")],
+        "validate[spin.moving]": [("curve: expected (committed baseline)", "image"), ("curve: observed", "image")],
+        "validate[scoring.point]": [("goal: expected (committed baseline)", "video"), ("goal: observed", "video")],
+    }
+    # pytest-html wrote each medium beside its report, byte for byte the run's own.
+    actual = next(extra for extra in extras["example-suite/runs/carom-base/.tcab/run.toml::check[title]"]
+                  if extra["name"] == "title: actual")
+    assert (report.parent / actual["content"]).read_bytes() == (
+        carom_base.path / "out/carom-base/checks/title__actual.png").read_bytes()
+
+
+def _media_attributes(text: str) -> list[tuple[str, str, str]]:
+    """Every (tag, attribute, value) of `text` that loads or opens something."""
+    found: list[tuple[str, str, str]] = []
+
+    class Parser(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            found.extend((tag, name, value or "") for name, value in attrs if name in ("src", "href", "poster"))
+
+    Parser().feed(text)
+    return found
+
+
+def _pytest_html_extras(text: str) -> dict[str, list[dict[str, Any]]]:
+    """Each test's extras, as pytest-html 4 keeps them in its report's JSON blob."""
+    blob = re.search(r'data-jsonblob="([^"]*)"', text)
+    assert blob is not None, "not a pytest-html 4 report"
+    tests = json.loads(html.unescape(blob[1]))["tests"]
+    return {test: [extra for run in runs for extra in run.get("extras", [])] for test, runs in tests.items()}
 
 
 def test_a_broken_reference_copy_fails_exactly_the_broken_verdict(pytester: pytest.Pytester) -> None:

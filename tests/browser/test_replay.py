@@ -26,12 +26,15 @@ def test_the_final_match_is_replayed_and_framed_in_the_report(pytester: pytest.P
     clip = Path(replay["clip"])
     assert clip.name == "replay__strong-vs-weak_0.webm" and clip.stat().st_size > 1000
     assert clip.read_bytes()[:4] == b"\x1aE\xdf\xa3"  # a WebM (Matroska) file
+    assert replay["poster"] == str(clip.with_name("replay__strong-vs-weak_0.poster.png"))  # its last frame
+    assert Path(replay["poster"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     player = out / "echo-tournament/replays/strong-vs-weak_0.html"
     page = player.read_text()
     assert page.index("window.TCAB_REPLAY = {") < page.index("<title>Echo replay</title>")
     report = (out / "report.html").read_text()
     assert '<iframe src="echo-tournament/replays/strong-vs-weak_0.html"' in report
-    assert 'src="echo-tournament/replay__strong-vs-weak_0.webm"' in report
+    assert ('src="echo-tournament/replay__strong-vs-weak_0.webm" '
+            'poster="echo-tournament/replay__strong-vs-weak_0.poster.png"') in report
 
 
 def test_a_renderer_that_throws_fails_the_replay_item(pytester: pytest.Pytester) -> None:

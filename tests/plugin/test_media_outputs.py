@@ -1,0 +1,57 @@
+"""Where a run's media go besides results.json: report.html's form chosen in the ini file, and
+no pytest-html work at all when pytest-html is not there (the example run's session in
+tests/browser/test_drivers.py covers the self-contained page and pytest-html's extras)."""
+
+from __future__ import annotations
+
+import base64
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from pytest_tcab.run.browser import NO_BROWSER_REASON
+from pytest_tcab.run.browser import find_chromium
+
+GAMES = Path(__file__).resolve().parent.parent / "browser" / "games"
+
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(find_chromium(None) is None, reason=NO_BROWSER_REASON)]
+
+# Written into the session's folder: whether anything imported pytest-html.
+PROBE = """
+import sys
+from pathlib import Path
+
+def pytest_unconfigure(config):
+    Path("imported.txt").write_text(str(sorted(name for name in sys.modules if name.startswith("pytest_html"))))
+"""
+
+
+class Sources(HTMLParser):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.found: list[str] = []
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found += [value or "" for name, value in attrs if name in ("src", "href", "poster")]
+
+
+def test_without_pytest_html_a_run_passes_and_its_ini_makes_the_report_self_contained(
+    pytester: pytest.Pytester,
+) -> None:
+    shutil.copytree(GAMES / "suite", pytester.path / "suite")
+    shutil.copytree(GAMES / "good", pytester.path / "good")
+    pytester.makeini("[pytest]\ntcab_report = self-contained\n")
+    pytester.makeconftest(PROBE)
+    # pytest-html's two plugins left out: as a session of an environment that does not install it.
+    result = pytester.runpytest_subprocess("-p", "no:html", "-p", "no:html_fixtures", "-p", "no:cacheprovider",
+                                           "--tcab-suite=suite", "--tcab-run=good", "--tcab-out=out")
+    result.assert_outcomes(passed=3, skipped=1)
+    assert (pytester.path / "imported.txt").read_text() == "[]"
+    page = (pytester.path / "out/report.html").read_text(encoding="utf-8")
+    sources = Sources(page).found
+    assert len(sources) == 6 and all(source.startswith("data:image/png;base64,") for source in sources)
+    actual = (pytester.path / "out/good/checks/play__actual.png").read_bytes()
+    assert f"data:image/png;base64,{base64.b64encode(actual).decode()}" in sources

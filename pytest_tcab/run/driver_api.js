@@ -119,6 +119,14 @@ async ({ script, scriptName, scriptBase, handle, outputs, verdictIds, pass, tick
   const images = outputs.filter((output) => output.kind === "image").map((o) => JSON.stringify(o.id));
   const wantsClip = outputs.some((output) => output.kind === "video");
   const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  // The screencast opens on what the compositor drew last, which is the page as loaded when the
+  // state to film was posed within one frame: filming starts once two frames have been drawn
+  // (bounded, for a page that holds its frames back).
+  const startClip = async () => {
+    const drawn = new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    await Promise.race([drawn, pause(250)]);
+    await window[bindings.clip]("start");
+  };
   const target = () => (handle === null ? undefined : window[handle]);
   const phase = { current: "drive", item: false };
   const budget = { remaining: clipMs };
@@ -455,7 +463,7 @@ async ({ script, scriptName, scriptBase, handle, outputs, verdictIds, pass, tick
 
   if (form.kind !== "item") {
     // One pass, filmed whole: the script's own clock calls are what it gets.
-    if (wantsClip) await window[bindings.clip]("start");
+    if (wantsClip) await startClip();
     try {
       if (form.kind === "verdicts") return judge(form.kind, await form.run(scriptApi));
       let check;
@@ -491,7 +499,7 @@ async ({ script, scriptName, scriptBase, handle, outputs, verdictIds, pass, tick
   phase.current = "act";
   if (RECORDING) {
     budget.remaining = Number(item.clipMs) > 0 ? Number(item.clipMs) : clipMs;
-    if (wantsClip) await window[bindings.clip]("start");
+    if (wantsClip) await startClip();
     try {
       await item.act(scriptApi, check);
     } catch (thrown) {

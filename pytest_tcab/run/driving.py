@@ -419,8 +419,7 @@ class ClipRecorder:
     `start` and `stop`.
 
     Only what is asked for is filmed (an item's act, a whole drive, a replay playing), at the
-    frames Chromium paints; `save` encodes them at a fixed rate with ffmpeg into a `.webm`. Filming
-    starts on a loaded page, so a clip opens on the page as painted, not on a blank frame.
+    frames Chromium paints; `save` encodes them at a fixed rate with ffmpeg into a `.webm`.
     """
 
     FPS = 25

@@ -1,10 +1,11 @@
 """pytest-html extras: each run item's media in pytest-html's report, through its public API.
 
 A check's expected, actual and diff screenshots, a verdict's stills and clip (beside the committed
-baseline), a proof, the page a requirement's validator left and a tournament's replay clip are
-attached to the item's report as `report.extras` (`pytest_html.extras.png/image/video`), so
-`pytest --html=report.html` shows them under the item, linked or embedded as pytest-html's own
-`--self-contained-html` says. A medium past `media.EMBED_LIMIT` is attached as a link instead.
+baseline), a proof, the page a requirement's validator left, a tournament's replay clip and an
+asset's pictures are attached to the item's report as `report.extras` (`pytest_html.extras.image`
+and `video`), so `pytest --html=report.html` shows them under the item, linked or embedded as
+pytest-html's own `--self-contained-html` says. A medium past `media.EMBED_LIMIT` is attached as
+a link instead.
 
 Registered by plugin.py only when pytest-html is loaded and writes a report: without it, nothing
 here is imported.
@@ -28,6 +29,7 @@ from pytest_tcab.run.media import embeddable
 from pytest_tcab.run.media import is_video
 from pytest_tcab.run.media import mime_type
 
+PICTURE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 HTML_PATH_DEST = "htmlpath"
 """Where pytest-html keeps `--html=PATH`."""
 
@@ -63,6 +65,23 @@ def media_of(kind: str, figures: dict[str, Any]) -> Iterator[tuple[str, str]]:
                 yield decided["media"], f"page after {decided.get('validator', 'the validator')}"
     elif kind == "replay" and figures.get("clip"):
         yield figures["clip"], f"clip of {figures.get('match', 'the final match')}"
+    elif kind == "asset":
+        yield from _asset_media(figures)
+
+
+def _asset_media(figures: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """Each side's file when it is a picture, and the pictures drawn from it (`asset_previews`)."""
+    previews = figures.get("previews") or {}
+    for side in ("reference", "produced"):
+        shown = previews.get(side) or {}
+        if shown.get("file") and Path(shown["file"]).suffix.lower() in PICTURE_SUFFIXES:
+            yield shown["file"], f"{side}: {Path(shown['file']).name}"
+        for key, label in (("waveform", "waveform"), ("front", "front view")):
+            if shown.get(key):
+                yield shown[key], f"{side}: {label}"
+    played = figures.get("played") or {}
+    if played.get("picture"):
+        yield played["picture"], "produced: the busiest frame, played once"
 
 
 def _extra(path: str, name: str, report_dir: Path) -> dict[str, Any]:

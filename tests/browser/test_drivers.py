@@ -7,9 +7,6 @@ implementation show the same on a real game.
 
 from __future__ import annotations
 
-import html
-import json
-import re
 import shutil
 import socket
 import subprocess
@@ -17,7 +14,6 @@ import threading
 import urllib.request
 from collections.abc import Iterator
 from functools import partial
-from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler
 from http.server import ThreadingHTTPServer
 from pathlib import Path
@@ -28,6 +24,8 @@ from PIL import Image
 
 from tests.conftest import EXAMPLE_SUITE
 from tests.conftest import copy_example_suite
+from tests.html_reports import media_attributes
+from tests.html_reports import pytest_html_extras
 from tests.validation import GAUGE_VERSION
 from tests.validation import Session
 from tests.validation import edit
@@ -330,7 +328,7 @@ def test_the_example_run_report_is_self_contained_and_links_nothing(carom_base: 
     from pytest_tcab.run.report import write_report
 
     text = (carom_base.path / "out/report.html").read_text(encoding="utf-8")
-    found = _media_attributes(text)
+    found = media_attributes(text)
     assert [value for _, _, value in found if not value.startswith("data:")] == []  # no relative link is left
     tags = [(tag, attribute) for tag, attribute, _ in found]
     # Two checks' expected/actual/diff, the proof present, a still and its baseline, two clips and their baselines.
@@ -343,7 +341,7 @@ def test_the_example_run_report_is_self_contained_and_links_nothing(carom_base: 
 
 def test_pytest_html_shows_the_example_run_media(carom_base: Session) -> None:
     report = carom_base.path / PYTEST_HTML
-    extras = _pytest_html_extras(report.read_text(encoding="utf-8"))
+    extras = pytest_html_extras(report.read_text(encoding="utf-8"))
     names = {test.rpartition("::")[2]: [(extra["name"], extra["format_type"]) for extra in found]
              for test, found in extras.items() if found}
     assert names == {
@@ -361,26 +359,6 @@ def test_pytest_html_shows_the_example_run_media(carom_base: Session) -> None:
                   if extra["name"] == "title: actual")
     assert (report.parent / actual["content"]).read_bytes() == (
         carom_base.path / "out/carom-base/checks/title__actual.png").read_bytes()
-
-
-def _media_attributes(text: str) -> list[tuple[str, str, str]]:
-    """Every (tag, attribute, value) of `text` that loads or opens something."""
-    found: list[tuple[str, str, str]] = []
-
-    class Parser(HTMLParser):
-        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-            found.extend((tag, name, value or "") for name, value in attrs if name in ("src", "href", "poster"))
-
-    Parser().feed(text)
-    return found
-
-
-def _pytest_html_extras(text: str) -> dict[str, list[dict[str, Any]]]:
-    """Each test's extras, as pytest-html 4 keeps them in its report's JSON blob."""
-    blob = re.search(r'data-jsonblob="([^"]*)"', text)
-    assert blob is not None, "not a pytest-html 4 report"
-    tests = json.loads(html.unescape(blob[1]))["tests"]
-    return {test: [extra for run in runs for extra in run.get("extras", [])] for test, runs in tests.items()}
 
 
 def test_a_broken_reference_copy_fails_exactly_the_broken_verdict(pytester: pytest.Pytester) -> None:

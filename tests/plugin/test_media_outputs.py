@@ -1,22 +1,25 @@
-"""Where a run's media go besides results.json: report.html's form chosen in the ini file, and
-no pytest-html work at all when pytest-html is not there (the example run's session in
-tests/browser/test_drivers.py covers the self-contained page and pytest-html's extras)."""
+"""Where a run's media go besides results.json: report.html's form chosen in the ini file, an
+asset's pictures in pytest-html's self-contained report, and no pytest-html work at all when
+pytest-html is not there (the example run's session in tests/browser/test_drivers.py covers the
+self-contained page and pytest-html's extras of checks, verdicts and proofs)."""
 
 from __future__ import annotations
 
 import base64
 import shutil
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from pytest_tcab.run.browser import NO_BROWSER_REASON
 from pytest_tcab.run.browser import find_chromium
+from tests.conftest import EXAMPLE_SUITE
+from tests.html_reports import media_attributes
+from tests.html_reports import pytest_html_extras
 
 GAMES = Path(__file__).resolve().parent.parent / "browser" / "games"
 
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(find_chromium(None) is None, reason=NO_BROWSER_REASON)]
+needs_browser = pytest.mark.skipif(find_chromium(None) is None, reason=NO_BROWSER_REASON)
 
 # Written into the session's folder: whether anything imported pytest-html.
 PROBE = """
@@ -28,16 +31,8 @@ def pytest_unconfigure(config):
 """
 
 
-class Sources(HTMLParser):
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.found: list[str] = []
-        self.feed(text)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.found += [value or "" for name, value in attrs if name in ("src", "href", "poster")]
-
-
+@pytest.mark.browser
+@needs_browser
 def test_without_pytest_html_a_run_passes_and_its_ini_makes_the_report_self_contained(
     pytester: pytest.Pytester,
 ) -> None:
@@ -51,7 +46,22 @@ def test_without_pytest_html_a_run_passes_and_its_ini_makes_the_report_self_cont
     result.assert_outcomes(passed=3, skipped=1)
     assert (pytester.path / "imported.txt").read_text() == "[]"
     page = (pytester.path / "out/report.html").read_text(encoding="utf-8")
-    sources = Sources(page).found
+    sources = [value for _, _, value in media_attributes(page)]
     assert len(sources) == 6 and all(source.startswith("data:image/png;base64,") for source in sources)
     actual = (pytester.path / "out/good/checks/play__actual.png").read_bytes()
     assert f"data:image/png;base64,{base64.b64encode(actual).decode()}" in sources
+
+
+def test_an_asset_runs_pictures_are_embedded_in_pytest_htmls_self_contained_report(
+    pytester: pytest.Pytester,
+) -> None:
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--tcab-suite={EXAMPLE_SUITE}",
+                                           f"--tcab-run={EXAMPLE_SUITE / 'runs/paddle-sheet'}", "--tcab-out=out",
+                                           "--html=html/report.html", "--self-contained-html")
+    result.assert_outcomes(passed=1)
+    extras = pytest_html_extras((pytester.path / "html/report.html").read_text(encoding="utf-8"))
+    [(test, attached)] = [(test, found) for test, found in extras.items() if found]
+    assert test.endswith("::asset[paddle-sheet.png]")
+    assert [extra["name"] for extra in attached] == ["reference: paddle-sheet.png", "produced: paddle-sheet.png"]
+    produced = pytester.path / "out/paddle-sheet/assets/paddle-sheet.png/produced/paddle-sheet.png"
+    assert attached[1]["content"] == f"data:image/png;base64,{base64.b64encode(produced.read_bytes()).decode()}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -15,20 +14,7 @@ from pytest_tcab.run.report import SELF_CONTAINED
 from pytest_tcab.run.report import Media
 from pytest_tcab.run.report import render
 from pytest_tcab.run.report import write_report
-
-MEDIA_ATTRIBUTES = ("src", "href", "poster")
-
-
-class Sources(HTMLParser):
-    """Every (tag, attribute, value) that makes the page load or open something."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.found: list[tuple[str, str, str]] = []
-        self.feed(text)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.found += [(tag, name, value or "") for name, value in attrs if name in MEDIA_ATTRIBUTES]
+from tests.html_reports import media_attributes
 
 
 def medium(out: Path, relative: str, content: bytes) -> str:
@@ -80,7 +66,7 @@ def every_kind(out: Path) -> dict[str, Any]:
 def test_a_self_contained_report_embeds_every_medium_and_links_nothing(tmp_path: Path) -> None:
     out = tmp_path / "out"
     text = write_report(every_kind(out), out, SELF_CONTAINED).read_text(encoding="utf-8")
-    found = Sources(text).found
+    found = media_attributes(text)
     kinds = {(tag, attribute) for tag, attribute, _ in found}
     assert kinds == {("img", "src"), ("video", "src"), ("video", "poster"), ("audio", "src"), ("iframe", "src"),
                      ("a", "href")}
@@ -96,7 +82,7 @@ def test_a_linked_report_links_each_medium_and_clips_show_their_poster(tmp_path:
     out = tmp_path / "out"
     data = every_kind(out)
     text = write_report(data, out, LINKED).read_text(encoding="utf-8")
-    found = Sources(text).found
+    found = media_attributes(text)
     assert [value for _, _, value in found if value.startswith(("data:", "/"))] == []
     assert ('<video src="run/validation/goal__clip.webm" poster="run/validation/goal__clip.poster.png"'
             in text)
@@ -125,7 +111,7 @@ def test_media_past_the_whole_reports_budget_are_named_in_their_place(tmp_path: 
     media = Media(out, self_contained=True, budget=200)  # the first medium (about 1 KiB) is already too much
     text = render(every_kind(out), media)
     assert "is more than is left of the 200 bytes the report&#x27;s embedded media may take together" in text
-    assert all(not value.startswith("data:") for _, _, value in Sources(text).found)
+    assert all(not value.startswith("data:") for _, _, value in media_attributes(text))
     # Every medium but the three posters, which a clip left out does not need.
     assert media.embedded == 0 and len(media.left_out) == 18 - 3
     assert not [path for path in media.left_out if path.endswith(".poster.png")]

@@ -68,6 +68,9 @@ class ManifestFile(CaseFile):
 
             yield from baseline_items(self, resolution.case)
 
+    def release_case(self) -> None:
+        suite_for(self.config, self.path).release(self.path)
+
     def _reference_runs(self, case: CaseVersion) -> Iterator[pytest.Collector]:
         """`--tcab-reference`: each variant's reference implementation, validated as a run."""
         from pytest_tcab.run.context import ReferenceRun

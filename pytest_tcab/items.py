@@ -37,6 +37,9 @@ class CaseFile(pytest.File):
     case_label: str = ""
     """`<slug>@<version>`, set when the file is collected; failure headers start with it."""
 
+    def release_case(self) -> None:
+        """Called once the file's last item ran: what only its items needed may go."""
+
 
 def header(item: pytest.Item) -> str:
     """The failure header of an author-mode item: the case and version, then the item's name."""

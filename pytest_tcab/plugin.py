@@ -147,6 +147,15 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return collect_definition_file(file_path, parent)
 
 
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """The last item of a case file lets go of the case (`CaseFile.release_case`)."""
+    parent = item.parent
+    if nextitem is None or nextitem.parent is not parent:
+        release = getattr(parent, "release_case", None)
+        if release is not None:
+            release()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Experimental cases are hidden unless the deployment opts in: report them as deselected."""
     if experimental_allowed(config):

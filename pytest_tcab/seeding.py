@@ -480,11 +480,21 @@ def catalog_seed_items(parent: pytest.Collector, suite: Suite, case: CaseVersion
     """`seed[<variant>]` per variant; only the targeted one, writing, under `--tcab-seed`."""
     target = parent.config.stash.get(seed_key, None)
     return [
-        seed_item(parent, f"seed[{variant.slug}]", partial(plan_catalog, case, variant, suite),
+        seed_item(parent, f"seed[{variant.slug}]", partial(_plan_variant, suite, case.manifest_path, variant.slug),
                   target.out if target is not None else None, experimental)
         for variant in case.variants
         if target is None or (target.path == case.manifest_path and target.choice == variant.slug)
     ]
+
+
+def _plan_variant(suite: Suite, manifest: Path, slug: str) -> SeedPlan:
+    """`plan_catalog` of a variant, the case taken from the suite when the item runs: an item does
+    not keep its case alive (`Suite.release`), it is resolved again if asked for after that."""
+    case = suite.resolve(manifest).case
+    variant = case.variant(slug) if case is not None else None
+    if case is None or variant is None:  # the files changed since collection
+        raise ProblemsFound(suite.resolve(manifest).problems)
+    return plan_catalog(case, variant, suite)
 
 
 def definition_seed_items(parent: pytest.Collector, suite: Suite, case: DefinitionCase,

@@ -25,12 +25,14 @@ from pytest_tcab.resolve.definition import VersionTree
 from pytest_tcab.resolve.definition import definition_version_folder
 from pytest_tcab.resolve.definition import resolve_definition
 from pytest_tcab.resolve.definition import resolve_tree
+from pytest_tcab.resolve.manifest import ERRATA_FILE
 from pytest_tcab.resolve.manifest import Resolution
 from pytest_tcab.resolve.manifest import catalog_type
 from pytest_tcab.resolve.manifest import resolve_version
 from pytest_tcab.resolve.suite import SlugIndex
 from pytest_tcab.resolve.suite import build_slug_index
 from pytest_tcab.toml import Loaded
+from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import load
 from pytest_tcab.toml import reading_once
 
@@ -140,6 +142,25 @@ class Suite:
             with self.reading():
                 self._definitions[path] = resolve_definition(path, tree, configured)
         return self._definitions[path]
+
+    def release(self, manifest: Path) -> None:
+        """Let go of what was read and resolved for a catalog version once its items ran, so memory
+        stays bounded per case version however large the catalog; a later look reads it again.
+
+        Documents go by name (the manifest, its variant files, errata): the session's other
+        documents are many. Listings are only made while seeding items run, so the few there
+        are scanned.
+        """
+        self._resolutions.pop(manifest, None)
+        folder = manifest.parent
+        loaded = self._documents.pop(manifest, None)
+        variants = loaded.data.get("variants") if isinstance(loaded, TomlDocument) else None
+        for relative in variants if isinstance(variants, list) else ():
+            if isinstance(relative, str):
+                self._documents.pop(folder / relative, None)
+        self._documents.pop(folder / ERRATA_FILE, None)
+        for path in [path for path in self.listings if folder in path.parents]:
+            del self.listings[path]
 
     @cached_property
     def manifests(self) -> tuple[Path, ...]:

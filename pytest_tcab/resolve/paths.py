@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import stat
 from pathlib import Path
 from typing import Literal
 
@@ -28,21 +29,22 @@ def check_path(
     except PathEscapes as exc:
         return None, [doc.problem(key, f"{what} {relative!r} {exc}", f"write it relative to, and inside, {_show_folder(folder)}")]
     try:
-        target.stat()
+        mode: int | None = target.stat().st_mode  # one stat answers every question below
     except FileNotFoundError:
-        pass
+        mode = None
     except OSError as exc:  # a name too long, a loop of symlinks, a path through a file, no permission
         return None, [doc.problem(key, f"{what} {relative!r} cannot be used: {refusal(exc)}",
                                   f"name a {_WANTED[expect]} under {_show_folder(folder)} that can be read")]
-    if expect == "file" and not target.is_file():
-        found = "is a directory" if target.is_dir() else "does not exist"
+    is_dir = mode is not None and stat.S_ISDIR(mode)
+    if expect == "file" and not (mode is not None and stat.S_ISREG(mode)):
+        found = "is a directory" if is_dir else "does not exist"
         return None, [doc.problem(key, f"{what} {relative!r} {found}; expected a file under {_show_folder(folder)}",
                                   _sibling_hint(target, relative, expect))]
-    if expect == "dir" and not target.is_dir():
-        found = "is a file" if target.exists() else "does not exist"
+    if expect == "dir" and not is_dir:
+        found = "is a file" if mode is not None else "does not exist"
         return None, [doc.problem(key, f"{what} {relative!r} {found}; expected a directory under {_show_folder(folder)}",
                                   _sibling_hint(target, relative, expect))]
-    if expect == "any" and not target.exists():
+    if expect == "any" and mode is None:
         return None, [doc.problem(key, f"{what} {relative!r} does not exist under {_show_folder(folder)}",
                                   _sibling_hint(target, relative, expect))]
     return target, []

@@ -20,8 +20,8 @@ def slug_problems(suite: Suite, manifest: Path) -> list[Problem]:
     """The slug of `manifest` must be declared identically on every version of its folder,
     and no other folder of the catalog (nor a test-suite definition) may claim it."""
     index = suite.slug_index
-    doc = index.docs.get(manifest)
-    if doc is None:
+    doc = suite.load(manifest) if manifest in index.readable else None
+    if not isinstance(doc, TomlDocument):
         return []  # unreadable: its own resolve item reports why
     slug = doc.data.get("slug")
     if not isinstance(slug, str):
@@ -50,7 +50,8 @@ class SlugIndex:
     each manifest's rules look at its own folder and its own slug, never at the whole catalog."""
 
     def __init__(self) -> None:
-        self.docs: dict[Path, TomlDocument] = {}
+        self.readable: set[Path] = set()
+        """The manifests that parsed (each manifest's rules load their own document again)."""
         self.by_folder: dict[Path, dict[Path, str]] = defaultdict(dict)
         """Case folder -> its versions' manifests -> the slug each declares."""
         self.by_slug: dict[str, list[Path]] = defaultdict(list)
@@ -63,7 +64,7 @@ def build_slug_index(suite: Suite) -> SlugIndex:
         loaded = load(path)
         if isinstance(loaded, Problem):
             continue
-        index.docs[path] = loaded
+        index.readable.add(path)
         slug = loaded.data.get("slug")
         if isinstance(slug, str):
             index.by_folder[path.parent.parent][path] = slug

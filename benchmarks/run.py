@@ -1,6 +1,6 @@
 """Every performance figure of pytest-tcab, measured side by side in one run.
 
-    python benchmarks/run.py            # the full set (under 15 minutes on 2 cores)
+    python benchmarks/run.py            # the full set (meant for 15 minutes on an idle 2-core host)
     python benchmarks/run.py --quick    # smaller catalogs and fewer repeats, while developing
     python benchmarks/run.py author templates   # only the named groups
 

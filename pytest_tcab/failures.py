@@ -3,12 +3,15 @@ summary for `-rf` and JUnit's `message`, and one line per problem under `--tb=li
 
 pytest reads those from a failure's `reprcrash`; it has no public constructor for one, so this
 module builds the representation pytest builds for a native traceback (`_pytest._code.code`,
-stable since pytest 5), which pytest-xdist also knows how to ship to its controller.
+stable since pytest 5), which pytest-xdist also knows how to ship to its controller. A plugin of
+its own (listed in plugin.py): the lines of `--tb=line` cross the worker boundary beside the
+report, since xdist ships a crash location as its three fields only.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +28,8 @@ from pytest_tcab.errors import ProblemsFound
 class _CrashLines(ReprFileLocation):
     """`--tb=line` prints a failure's crash location: here, one line per problem.
 
-    The lines are not a field, so a report shipped by pytest-xdist arrives as a plain
-    `ReprFileLocation` and prints its first line only.
+    The lines are not a field: pytest-xdist ships a crash location as its fields, so they travel
+    beside the report (`_LINES_KEY`) and are put back on the controller.
     """
 
     def toterminal(self, tw: Any) -> None:
@@ -34,14 +37,50 @@ class _CrashLines(ReprFileLocation):
             tw.line(line)
 
 
+def _crash_lines(path: str, lineno: int, message: str, lines: list[str]) -> _CrashLines:
+    crash = _CrashLines(path, lineno, message)
+    crash.lines = lines  # type: ignore[attr-defined]
+    return crash
+
+
+_LINES_KEY = "tcab_crash_lines"
+"""The serialized report's key for the `--tb=line` lines of a tcab failure (pytest-xdist)."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_to_serializable(report: pytest.TestReport) -> Generator[None, Any, Any]:
+    data = yield
+    lines = getattr(getattr(report.longrepr, "reprcrash", None), "lines", None)
+    if isinstance(data, dict) and lines:
+        data[_LINES_KEY] = list(lines)
+    return data
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_from_serializable(data: dict[str, Any]) -> Generator[None, Any, Any]:
+    report = yield
+    lines = data.get(_LINES_KEY)
+    longrepr = getattr(report, "longrepr", None)
+    crash = getattr(longrepr, "reprcrash", None)
+    if lines and isinstance(crash, ReprFileLocation):
+        longrepr.reprcrash = _crash_lines(crash.path, crash.lineno, crash.message, list(lines))  # type: ignore[union-attr]
+    if report is not None:
+        report.__dict__.pop(_LINES_KEY, None)
+    return report
+
+
 def failure_repr(text: str, location: tuple[Path, int | None], *, summary: str | None = None,
-                 lines: list[str] | None = None) -> ReprExceptionInfo:
-    """`text` as the failure; `summary` (its first line) for `-rf`; `lines` (that line) under `--tb=line`."""
+                 lines: list[str] | None = None, lines_only: bool = False) -> ReprExceptionInfo:
+    """`text` as the failure; `summary` (its first line) for `-rf`; `lines` (that line) under `--tb=line`.
+
+    `lines_only`: the text is left out, for `--tb=line`, where pytest prints the whole failure
+    and then its crash lines.
+    """
     summary = _headline(summary or (text.strip().splitlines() or ["failed"])[0])
     path, line = location
-    crash = _CrashLines(str(path), line or 1, summary)
-    crash.lines = lines or [f"{path}:{line or 1}: {summary}"]  # type: ignore[attr-defined]
-    traceback = ReprTraceback([ReprEntryNative([text.rstrip("\n") + "\n"])], None, "native")
+    crash = _crash_lines(str(path), line or 1, summary, lines or [f"{path}:{line or 1}: {summary}"])
+    entries = [] if lines_only else [ReprEntryNative([text.rstrip("\n") + "\n"])]
+    traceback = ReprTraceback(entries, None, "native")
     return ReprExceptionInfo(reprtraceback=traceback, reprcrash=crash)
 
 
@@ -60,7 +99,7 @@ def is_plain(error: BaseException) -> bool:
 def item_failure(item: pytest.Item, error: BaseException) -> ReprExceptionInfo:
     """A tcab error raised by `item`, at the item's own location."""
     if isinstance(error, ProblemsFound):
-        return problems_repr(error, item_location(item))
+        return problems_repr(error, item_location(item), lines_only=item.config.getoption("tbstyle") == "line")
     return failure_repr(str(error), item_location(item))
 
 
@@ -70,11 +109,14 @@ def item_location(item: pytest.Item) -> tuple[Path, int | None]:
     return Path(path), (line or 0) + 1
 
 
-def problems_repr(found: ProblemsFound, fallback: tuple[Path, int | None]) -> ReprExceptionInfo:
-    """Every problem in full; the first one as the summary; one line per problem under `--tb=line`."""
+def problems_repr(found: ProblemsFound, fallback: tuple[Path, int | None], *,
+                  lines_only: bool = False) -> ReprExceptionInfo:
+    """Every problem in full; the first one as the summary; one line per problem under `--tb=line`
+    (and only those lines when `lines_only`)."""
     lines = [problem.format(found.root).splitlines()[0] for problem in found.problems]
     if not lines:
         return failure_repr(str(found), fallback)
     first = found.problems[0]
     more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
-    return failure_repr(str(found), (first.path, first.line), summary=lines[0] + more, lines=lines)
+    return failure_repr(str(found), (first.path, first.line), summary=lines[0] + more, lines=lines,
+                        lines_only=lines_only)

@@ -24,7 +24,7 @@ from pytest_tcab.session import experimental_allowed
 from pytest_tcab.session import run_dirs
 
 # Feature modules that are plugins of their own (hooks and fixtures beside the code they serve).
-pytest_plugins = ["pytest_tcab.outcomes", "pytest_tcab.selection", "pytest_tcab.run.browser", "pytest_tcab.run.reports"]
+pytest_plugins = ["pytest_tcab.failures", "pytest_tcab.github", "pytest_tcab.outcomes", "pytest_tcab.selection", "pytest_tcab.run.browser", "pytest_tcab.run.reports"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

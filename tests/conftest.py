@@ -44,7 +44,11 @@ def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     Once this process has a wasmtime engine, an in-process session's faulthandler would
     re-install its own fatal-signal handlers over wasmtime's on unconfigure, and the next
     wasm trap would kill the process. pytester clears PYTEST_ADDOPTS when it starts, so it
-    is set here, after.
+    is set here, after. GitHub's variables are cleared.
     """
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:faulthandler")
+    # The project's own CI runs under GitHub Actions: an inner session must not annotate the
+    # outer job or append to its step summary, unless a test asks for it.
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "GITHUB_WORKSPACE"):
+        monkeypatch.delenv(name, raising=False)
     return pytester

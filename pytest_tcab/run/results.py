@@ -143,13 +143,18 @@ class ResultsRecorder:
         terminalreporter.write_line(summary_line(sandbox), red=not sandbox["sandboxed"], bold=not sandbox["sandboxed"])
         for run in data["runs"]:
             counts = ", ".join(f"{n} {word}" for word, n in run["counts"].items())
-            # A definition has no variants; the engine is what tells its runs apart.
-            choice = f":{run['engine']}" if run.get("layout") == "definition" else f"#{run['variant']}"
-            terminalreporter.write_line(f"{run['case']}@{run['version']}{choice} ({run['run']}): {counts}")
-            for line in _figure_lines(run):
+            terminalreporter.write_line(f"{run_heading(run)}: {counts}")
+            for line in figure_lines(run):
                 terminalreporter.write_line(f"  {line}")
         for path in self.written:
             terminalreporter.write_line(f"wrote {path}")
+
+
+def run_heading(run: dict[str, Any]) -> str:
+    """`pong@v2.0.0#base (carom-base)`: the case a run was judged against, and the run."""
+    # A definition has no variants; the engine is what tells its runs apart.
+    choice = f":{run['engine']}" if run.get("layout") == "definition" else f"#{run['variant']}"
+    return f"{run['case']}@{run['version']}{choice} ({run['run']})"
 
 
 def _junit_suite_properties(config: pytest.Config, data: dict[str, Any]) -> None:
@@ -193,7 +198,7 @@ def _message(report: pytest.TestReport) -> str:
 _VERDICT_WORDS = {"passed": "pass", "failed": "fail", "skipped": "left for the reviewer", "excluded": "fail"}
 
 
-def _figure_lines(run: dict[str, Any]) -> list[str]:
+def figure_lines(run: dict[str, Any]) -> list[str]:
     lines = []
     for item in run["items"]:
         if item["kind"] == "proof":
@@ -220,6 +225,12 @@ def _figure_lines(run: dict[str, Any]) -> list[str]:
             if item.get("excluded_by"):
                 word += f" (excluded from the score by erratum {item['excluded_by']})"
             lines.append(f"verdict {item['id']}: {word}")
+    return lines + summary_lines(run)
+
+
+def summary_lines(run: dict[str, Any]) -> list[str]:
+    """What results.json concluded about the run as a whole: its score, rating or fuel."""
+    lines = []
     if "score" in run:
         score = run["score"]
         lines.append(

@@ -29,6 +29,8 @@ WASM_CACHE_OPTION = "--tcab-wasm-cache"
 CAPTURE_BASELINES_OPTION = "--tcab-capture-baselines"
 NO_SANDBOX_OPTION = "--tcab-no-sandbox"
 BUILD_NETWORK_OPTION = "--tcab-build-network"
+MATRIX_OPTION = "--tcab-matrix"
+MERGE_OPTION = "--tcab-merge"
 NETWORK_POLICIES = ("none", "install", "all")
 """`--tcab-build-network`: which steps reach the network (`install` means install steps only)."""
 REPORT_OPTION = "--tcab-report"
@@ -111,6 +113,13 @@ def add_options(parser: pytest.Parser) -> None:
                     help="fail a check whose share of differing pixels is above RATIO (0 to 1; default: record only)")
     group.addoption(DRIVER_TIMEOUT_OPTION, dest="tcab_driver_timeout", type=float, default=60.0, metavar="SECONDS",
                     help="fail a validation driver still running after SECONDS (default 60)")
+    group.addoption(MATRIX_OPTION, dest="tcab_matrix", action="store_true",
+                    help="print the JSON of a GitHub Actions strategy.matrix (one entry per case version and "
+                         "variant or engine, with the pytest arguments that run it; appended to $GITHUB_OUTPUT "
+                         "when set) and exit without running tests, like --collect-only")
+    group.addoption(MERGE_OPTION, dest="tcab_merge", metavar="DIR", action="append",
+                    help="merge the results.json of each shard DIR (repeat the option) into one results.json and "
+                         "report.html in --tcab-out; runs no tests")
     group.addoption(CAPTURE_BASELINES_OPTION, dest="tcab_capture_baselines", action="store_true",
                     help="drive every validation script against its variant's reference implementation and "
                          "write validation-baseline/<variant>/ into the version folder")

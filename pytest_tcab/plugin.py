@@ -50,7 +50,11 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"{RUN_OPTION}: {path} is not a directory")
     if root is not None and not root.is_dir():
         raise pytest.UsageError(f"{SUITE_OPTION}: {root} is not a directory")
-    if run_dir is not None or config.getoption("tcab_reference"):
+    if config.getoption("tcab_matrix"):
+        from pytest_tcab import matrix
+
+        matrix.configure(config)
+    elif run_dir is not None or config.getoption("tcab_reference"):
         from pytest_tcab.run.results import ResultsRecorder
         from pytest_tcab.run.results import results_key
 

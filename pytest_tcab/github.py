@@ -186,15 +186,15 @@ class GitHubReporter:
                 out.write("\n".join(sections))
 
     def _run_sections(self) -> list[str]:
-        from pytest_tcab.run.results import results_key
-
-        recorder = self.config.stash.get(results_key, None)
-        if recorder is None or not recorder.runs:
+        """A section per run of the results.json this session wrote (a run's, or `--tcab-merge`'s)."""
+        written = [getattr(self.config.pluginmanager.get_plugin(name), "written", None)
+                   for name in ("tcab-results", "tcab-merge")]
+        results = next((paths[0] for paths in written if paths), None)
+        if results is None:
             return []
         from pytest_tcab.step_summary import run_markdown
 
-        data = recorder.results() if not recorder.written else _read_json(recorder.written[0])
-        return [run_markdown(run) for run in data["runs"]]
+        return [run_markdown(run) for run in _read_json(results)["runs"]]
 
     def _author_section(self) -> list[str]:
         if not self.author:

@@ -19,7 +19,6 @@ import shlex
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
-from typing import Any
 
 import pytest
 

@@ -50,6 +50,11 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"{RUN_OPTION}: {path} is not a directory")
     if root is not None and not root.is_dir():
         raise pytest.UsageError(f"{SUITE_OPTION}: {root} is not a directory")
+    if config.getoption("tcab_merge"):
+        from pytest_tcab.run.merge import Merge
+
+        config.pluginmanager.register(Merge(config, _out_dir(config)), "tcab-merge")
+        return  # the session merges shards' results: it collects and runs nothing
     if config.getoption("tcab_matrix"):
         from pytest_tcab import matrix
 
@@ -58,8 +63,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_tcab.run.results import ResultsRecorder
         from pytest_tcab.run.results import results_key
 
-        out = Path(config.getoption("tcab_out") or ".tcab/results").resolve()
-        recorder = ResultsRecorder(config, out)
+        recorder = ResultsRecorder(config, _out_dir(config))
         config.stash[results_key] = recorder
         config.pluginmanager.register(recorder, "tcab-results")
         if config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None):
@@ -85,6 +89,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(seeding, "tcab-seed")  # its terminal summary
 
 
+def _out_dir(config: pytest.Config) -> Path:
+    return Path(config.getoption("tcab_out") or ".tcab/results").resolve()
+
+
 def _choose_args(config: pytest.Config, root: Path | None, run_dir: Path | None) -> None:
     """What to collect when no paths are given: the run (several runs are one tournament,
     collected under the first), or the suite alone, not the testpaths.
@@ -108,7 +116,7 @@ def _is_under(path: Path, folder: Path) -> bool:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     end_session(config)
-    for name in ("tcab-results", "tcab-html-extras", "tcab-baselines", "tcab-snapshot"):
+    for name in ("tcab-results", "tcab-html-extras", "tcab-baselines", "tcab-snapshot", "tcab-merge", "tcab-matrix"):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)

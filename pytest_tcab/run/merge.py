@@ -1,0 +1,216 @@
+"""`--tcab-merge=DIR`: the results.json of several shards (CI matrix jobs) as one results.json and
+report.html in `--tcab-out`, as if one session had run every item.
+
+Each shard's items are taken back into the recorder's runs (`RunRecord`) and the results are
+recomputed from them, so scores, ratings and fuel totals cover every shard's items. An item
+two shards recorded must agree on its outcome (the first shard's figures are kept); a run two
+shards name must be the same run (case, version, variant, engine); an item a shard deselected
+that another ran is no longer missing, and a run whose items are still missing stays partial.
+Each shard's media folders are copied into `--tcab-out` and the paths its items record are
+moved with them. Every problem with a shard (missing, unreadable, not JSON, not results.json)
+is a usage error naming the file and what is wrong. The session collects and runs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_tcab.options import MERGE_OPTION
+from pytest_tcab.options import SUITE_OPTION
+from pytest_tcab.run.results import ResultsRecorder
+from pytest_tcab.run.results import RunRecord
+
+IDENTITY = ("run", "case", "version", "variant", "engine", "source", "layout")
+"""What `RunContext.run_properties` writes at the top of each run of results.json."""
+_RECOMPUTED = ("score", "domains", "errata", "performance", "tournament", "toolchain", "requirements")
+"""The parts of a run results.json computes from its items (`scoring_report.for_run`)."""
+
+
+class Merge:
+    """Registered by plugin.py when `--tcab-merge` is given: the session merges instead of collecting."""
+
+    def __init__(self, config: pytest.Config, out_dir: Path) -> None:
+        self.config = config
+        self.out_dir = out_dir
+        self.written: list[Path] = []
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection(self, session: pytest.Session) -> bool:
+        return True  # nothing to collect: the shards ran the items
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        shards = [Path(value) for value in self.config.getoption("tcab_merge")]
+        data = merge(self.config, shards, self.out_dir)
+        from pytest_tcab.run.report import write_report
+
+        path = self.out_dir / "results.json"
+        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        self.written = [path, write_report(data, self.out_dir)]
+        return True
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.written:
+            session.exitstatus = pytest.ExitCode.OK  # nothing was collected, and nothing was meant to be
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.written:
+            return
+        terminalreporter.section("tcab merge", sep="-")
+        runs = json.loads(self.written[0].read_text(encoding="utf-8"))["runs"]
+        from pytest_tcab.run.results import figure_lines
+        from pytest_tcab.run.results import run_heading
+
+        for run in runs:
+            counts = ", ".join(f"{n} {word}" for word, n in run["counts"].items())
+            partial = " (partial)" if run.get("partial") else ""
+            terminalreporter.write_line(f"{run_heading(run)}: {counts}{partial}")
+            for line in figure_lines(run):
+                terminalreporter.write_line(f"  {line}")
+        for path in self.written:
+            terminalreporter.write_line(f"wrote {path}")
+
+
+def merge(config: pytest.Config, shards: list[Path], out_dir: Path) -> dict[str, Any]:
+    """The merged results.json of `shards` (each a shard's `--tcab-out` folder or its results.json);
+    media are copied into `out_dir`."""
+    if not shards:
+        raise pytest.UsageError(f"{MERGE_OPTION}: no shard given")
+    loaded = [(shard, read_shard(shard)) for shard in shards]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    recorder = ResultsRecorder(config, out_dir)
+    origin: dict[str, Path] = {}
+    previous: dict[str, dict[str, Any]] = {}
+    for shard, data in loaded:
+        folder = shard if shard.is_dir() else shard.parent
+        if folder.resolve() == out_dir.resolve():
+            raise pytest.UsageError(f"{MERGE_OPTION}: {shard} is also --tcab-out; merge into another folder")
+        moved = _copy_media(folder, out_dir)
+        for run in data["runs"]:
+            identity = {key: run[key] for key in IDENTITY if key in run}
+            record = recorder.runs.setdefault(identity["run"], RunRecord(identity))
+            if record.identity != identity:
+                raise pytest.UsageError(_conflict(f"run {identity['run']!r}", origin[identity["run"]], shard,
+                                           _describe(record.identity), _describe(identity)))
+            origin.setdefault(identity["run"], shard)
+            for item in run["items"]:
+                entry = _moved({key: value for key, value in item.items() if key != "nodeid"}, moved)
+                known = record.items.setdefault(item["nodeid"], entry)
+                if known["outcome"] != entry["outcome"]:
+                    raise pytest.UsageError(_conflict(f"item {item['nodeid']}", origin[f"item {item['nodeid']}"], shard,
+                                               known["outcome"], entry["outcome"]))
+                origin.setdefault(f"item {item['nodeid']}", shard)
+            for item in run.get("deselected", []):
+                record.deselected[item["nodeid"]] = {"kind": item["kind"], "id": item["id"]}
+            previous.setdefault(identity["run"], run)
+    for record in recorder.runs.values():
+        for nodeid in set(record.deselected) & set(record.items):
+            del record.deselected[nodeid]  # another shard ran it
+    merged = recorder.results()
+    for run in merged["runs"]:
+        _check_recomputed(run, previous[run["run"]])
+    return {**_session(loaded), "merged_from": [str(shard) for shard in shards], "runs": merged["runs"]}
+
+
+def read_shard(shard: Path) -> dict[str, Any]:
+    """A shard's results.json, checked for the shape the merge reads."""
+    path = shard / "results.json" if shard.is_dir() else shard
+    if not path.is_file():
+        where = f"{shard} holds no results.json" if shard.is_dir() else f"{shard} does not exist"
+        raise pytest.UsageError(f"{MERGE_OPTION}: {where}; expected a shard's --tcab-out folder (or its results.json)")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise pytest.UsageError(f"{MERGE_OPTION}: {path} cannot be read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise pytest.UsageError(f"{MERGE_OPTION}: {path} is not UTF-8 text; expected a results.json") from None
+    except json.JSONDecodeError as exc:
+        raise pytest.UsageError(f"{MERGE_OPTION}: {path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    problem = _shape_problem(data)
+    if problem is not None:
+        raise pytest.UsageError(f"{MERGE_OPTION}: {path}: {problem}; expected the results.json a run writes")
+    return data  # type: ignore[no-any-return]
+
+
+def _shape_problem(data: Any) -> str | None:
+    if not isinstance(data, dict) or not isinstance(data.get("runs"), list):
+        return "no `runs` list at the top"
+    for i, run in enumerate(data["runs"]):
+        where = f"`runs[{i}]`"
+        if not isinstance(run, dict):
+            return f"{where} is not an object"
+        missing = [key for key in ("run", "case", "version", "variant", "items") if key not in run]
+        if missing:
+            return f"{where} has no `{missing[0]}`"
+        if not isinstance(run["items"], list) or not isinstance(run.get("deselected", []), list):
+            return f"{where}: `items` and `deselected` must be lists"
+        for j, item in enumerate(run["items"] + run.get("deselected", [])):
+            keys = ("nodeid", "kind", "id", "outcome") if j < len(run["items"]) else ("nodeid", "kind", "id")
+            absent = [key for key in keys if not isinstance(item, dict) or not isinstance(item.get(key), str)]
+            if absent:
+                part = f"items[{j}]" if j < len(run["items"]) else f"deselected[{j - len(run['items'])}]"
+                return f"`runs[{i}].{part}` has no `{absent[0]}` text"
+    return None
+
+
+def _conflict(what: str, first: Path, second: Path, was: str, now: str) -> str:
+    return f"{MERGE_OPTION}: {what} is {was} in {first} but {now} in {second}; shards must not disagree"
+
+
+def _describe(identity: dict[str, str]) -> str:
+    return "/".join(identity.get(key, "") for key in ("case", "version", "variant", "engine"))
+
+
+def _check_recomputed(run: dict[str, Any], shard_run: dict[str, Any]) -> None:
+    """A score a shard computed must not vanish: the suite it came from is needed to recompute it."""
+    lost = [key for key in _RECOMPUTED if key in shard_run and key not in run]
+    if lost:
+        raise pytest.UsageError(f"{MERGE_OPTION}: the {lost[0]} of run {run['run']!r} ({run['case']}@{run['version']}) "
+                         f"cannot be recomputed without its case: give {SUITE_OPTION}=SUITE, the suite the "
+                         "shards ran")
+
+
+def _session(loaded: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
+    """The session-wide part: the first shard's tools; the sandbox of a shard that was not
+    sandboxed, if any (the merged report must not read safer than its worst shard)."""
+    datas = [data for _, data in loaded]
+    found: dict[str, Any] = {"tool": datas[0].get("tool", {})}
+    sandboxes = [data["sandbox"] for data in datas if isinstance(data.get("sandbox"), dict)]
+    if sandboxes:
+        found["sandbox"] = next((box for box in sandboxes if not box.get("sandboxed")), sandboxes[0])
+    changed = sorted({change for data in datas for change in data.get("suite_changed", [])})
+    if changed:
+        found["suite_changed"] = changed
+    return found
+
+
+def _copy_media(folder: Path, out_dir: Path) -> dict[str, tuple[Path, Path]]:
+    """Copy the shard's run folders into `out_dir`; by folder name, where they were and are now."""
+    moved = {}
+    for child in sorted(folder.iterdir()):
+        if child.is_dir():
+            shutil.copytree(child, out_dir / child.name, dirs_exist_ok=True)
+            moved[child.name] = (child, out_dir / child.name)
+    return moved
+
+
+def _moved(value: Any, moved: dict[str, tuple[Path, Path]]) -> Any:
+    """`value` with every absolute path into a shard's run folder pointing at its copy."""
+    if isinstance(value, dict):
+        return {key: _moved(item, moved) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_moved(item, moved) for item in value]
+    if isinstance(value, str) and value.startswith("/"):
+        parts = Path(value).parts
+        for index, part in enumerate(parts):
+            if part in moved:
+                rest = Path(*parts[index + 1:]) if index + 1 < len(parts) else Path()
+                old, new = moved[part]
+                if (old / rest).exists():
+                    return str(new / rest)
+    return value

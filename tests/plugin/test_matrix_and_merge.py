@@ -114,14 +114,20 @@ def test_two_shards_merge_into_one_whole_run(pytester: pytest.Pytester) -> None:
     assert (pytester.path / "merged/report.html").is_file()
 
 
-def test_a_partial_shard_stays_partial(pytester: pytest.Pytester) -> None:
+def test_a_partial_shard_stays_partial(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     definition_run(pytester.path)
     first = shard(pytester, "shard-a", "-k", "toolchain")
+    summary = pytester.path / "summary.md"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     pytester.runpytest(*BASE, "--tcab-suite=suite", f"--tcab-merge={first}", "--tcab-out=merged").assert_outcomes()
     (run,) = results(pytester.path / "merged")["runs"]
     assert run["partial"] is True
     assert [item["nodeid"] for item in run["deselected"]] == ["run/.tcab/run.toml::build",
                                                               "run/.tcab/run.toml::requirement[works]"]
+    # The merge job's step summary shows the merged run.
+    assert summary.read_text().startswith("### tcab: game@v1.0.0:none (run)\n\n| failed | recorded |\n")
+    assert "Partial run: 2 items deselected (not run, not scored)." in summary.read_text()
 
 
 def game_shard(folder: Path, source: Path, outcome: str, media: Path | None = None) -> Path:

@@ -29,9 +29,6 @@ _TITLE = "tcab_title"
 """Every tcab item's report attribute under GitHub Actions: the case and the item, for people."""
 _MESSAGE_LIMIT = 4000
 """An annotation's message is cut here: GitHub shows a few lines of it beside the code."""
-_SUMMARY_FAILURES = 30
-"""How many failures a step summary section lists (the rest are counted)."""
-_SUMMARY_MESSAGE_LINES = 12
 
 
 def enabled() -> bool:

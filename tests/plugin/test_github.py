@@ -155,3 +155,33 @@ def test_workflow_commands_escape_as_github_reads_them() -> None:
     assert command(annotation, Path("/ws")) == "::error file=a%2Cb.toml,title=t%3A x::m"
     assert command({**annotation, "file": "/elsewhere/c.toml"}, Path("/ws")).startswith(
         "::error file=/elsewhere/c.toml,")
+
+
+@pytest.mark.wasm
+def test_a_performance_run_summary_lists_fuel_per_case(pytester: pytest.Pytester,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    import wasmtime
+    from definition_suite import PERF
+    from test_definition_runs import ECHO_WAT
+    from test_definition_runs import PERF_DEFINITION
+    from test_definition_runs import write
+
+    project(pytester.path, 'case = "perf"\n')
+    write(pytester.path / "suite", {
+        PERF: PERF_DEFINITION,
+        PERF.parent.parent / "cases/tiny.json": '{"n": 1}\n',
+        PERF.parent.parent / "cases/big.json": json.dumps({"n": list(range(200))}) + "\n",
+    })
+    write(pytester.path / "run", {Path("prebuilt/echo.wasm"): bytes(wasmtime.wat2wasm(ECHO_WAT))})
+    summary = pytester.path / "summary.md"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = pytester.runpytest("-p", "no:cacheprovider", *RUN_ARGS)
+    result.assert_outcomes(passed=3)
+    assert annotations(result) == []
+    fuel = json.loads((pytester.path / "out/results.json").read_text())["runs"][0]["performance"]["total_fuel"]
+    text = summary.read_text()
+    assert f"- performance: {fuel:,} fuel (wasmtime " in text
+    assert f"| case | fuel | ceiling | outcome |\n|---|---:|---:|---|\n| big | {fuel:,} | 100,000 | passed |\n" in text

@@ -51,7 +51,7 @@ class Merge:
 
         path = self.out_dir / "results.json"
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        self.written = [path, write_report(data, self.out_dir)]
+        self.written = [path, write_report(data, self.out_dir, self.config.getoption("tcab_report"))]
         return True
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

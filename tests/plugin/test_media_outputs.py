@@ -52,12 +52,13 @@ def test_without_pytest_html_a_run_passes_and_its_ini_makes_the_report_self_cont
     assert f"data:image/png;base64,{base64.b64encode(actual).decode()}" in sources
 
 
-def test_an_asset_runs_pictures_are_embedded_in_pytest_htmls_self_contained_report(
+def test_an_asset_runs_pictures_are_embedded_in_pytest_htmls_report_under_xdist(
     pytester: pytest.Pytester,
 ) -> None:
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--tcab-suite={EXAMPLE_SUITE}",
                                            f"--tcab-run={EXAMPLE_SUITE / 'runs/paddle-sheet'}", "--tcab-out=out",
-                                           "--html=html/report.html", "--self-contained-html")
+                                           "--html=html/report.html", "--self-contained-html",
+                                           "-n", "2", "-p", "xdist")  # the extras cross from a worker
     result.assert_outcomes(passed=1)
     extras = pytest_html_extras((pytester.path / "html/report.html").read_text(encoding="utf-8"))
     [(test, attached)] = [(test, found) for test, found in extras.items() if found]

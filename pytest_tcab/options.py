@@ -63,10 +63,34 @@ def parse_ratio(text: str) -> float:
 
 def parse_report_form(text: str) -> str:
     """`--tcab-report` as one of `REPORT_FORMS` (argparse `type`, so the ini twin is checked too)."""
-    form = text.strip().lower()
-    if form not in REPORT_FORMS:
-        raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(REPORT_FORMS)}")
-    return form
+    return _one_of(text, REPORT_FORMS)
+
+
+TRACING_OPTION = "--tcab-tracing"
+TRACING_MODES = ("off", "on", "retain-on-failure")
+
+
+def parse_tracing(text: str) -> str:
+    """`--tcab-tracing` as one of TRACING_MODES (argparse `type`, so the ini twin is checked too)."""
+    return _one_of(text, TRACING_MODES)
+
+
+def _one_of(text: str, choices: tuple[str, ...]) -> str:
+    value = text.strip().lower()
+    if value not in choices:
+        raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(choices)}")
+    return value
+
+
+def parse_milliseconds(text: str) -> float:
+    """`--tcab-slowmo` as a non-negative number of milliseconds (argparse `type`)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of milliseconds, e.g. 250")
+    return value
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -120,6 +144,14 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(MERGE_OPTION, dest="tcab_merge", metavar="DIR", action="append",
                     help="merge the results.json of each shard DIR (repeat the option) into one results.json and "
                          "report.html in --tcab-out; runs no tests")
+    group.addoption(TRACING_OPTION, dest="tcab_tracing", type=parse_tracing, metavar="off|on|retain-on-failure",
+                    help="write a Playwright trace.zip per browser item into its output folder: off (default, or "
+                         "pytest-playwright's --tracing), on, retain-on-failure")
+    group.addoption("--tcab-headed", dest="tcab_headed", action="store_true",
+                    help="run Chromium headed, on the display (also pytest-playwright's --headed)")
+    group.addoption("--tcab-slowmo", dest="tcab_slowmo", type=parse_milliseconds, metavar="MS",
+                    help="slow every Playwright operation of browser items down by MS milliseconds "
+                         "(default 0, or pytest-playwright's --slowmo)")
     group.addoption(CAPTURE_BASELINES_OPTION, dest="tcab_capture_baselines", action="store_true",
                     help="drive every validation script against its variant's reference implementation and "
                          "write validation-baseline/<variant>/ into the version folder")

@@ -5,21 +5,26 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import shutil
 import sys
 import tempfile
 import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from dataclasses import field
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Literal
+from typing import cast
 from urllib.parse import urlsplit
 
 import pytest
@@ -32,6 +37,8 @@ from pytest_tcab.outcomes import skip_at_item
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext
+    from playwright.sync_api import CDPSession
+    from playwright.sync_api import Page
     from playwright.sync_api import Route
     from playwright.sync_api import WebSocketRoute
 
@@ -91,6 +98,22 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 DEFAULT_VIEWPORT = (1280, 720)
 
+Tracing = Literal["off", "on", "retain-on-failure"]
+
+POOL_SIZE = 4
+"""Contexts kept between items (each holds a renderer); past it the least recently used is closed."""
+
+FAILURE_SHOT_TIMEOUT_MS = 2_000.0
+"""How long the screenshot of a failed item's page may take: it is evidence, not the test."""
+
+NO_DISPLAY = (
+    "--tcab-headed needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set: run pytest "
+    "under a desktop session or `xvfb-run`, or drop --tcab-headed"
+)
+
+Setup = Callable[["BrowserContext"], None]
+"""What a lent context gets once, when it is made (init scripts, bindings)."""
+
 # Playwright's executable layouts, keyed like its registry's host platforms.
 _CHROMIUM_PARTS = {
     "linux-x64": ("chrome-linux64", "chrome"),
@@ -112,6 +135,45 @@ _FFMPEG_NAMES = {
 
 class BrowserError(TcabError):
     """Chromium was asked for but cannot be used: a wrong path, a failed launch, no video encoder."""
+
+
+@dataclass(frozen=True)
+class Debugging:
+    """What a browser item leaves behind for whoever debugs it (`--tcab-tracing`, the failure still)."""
+
+    tracing: Tracing = "off"
+    screenshot_on_failure: bool = True
+
+
+@dataclass
+class _Lent:
+    """A context lent to one item after another. Between items its pages are closed, its cookies
+    dropped and the storage of every origin its pages reached (seen by the loopback guard, which
+    every request of the context passes) cleared through `janitor`, the CDP session of a blank
+    page of its own: the next item's page starts as a fresh context's would."""
+
+    context: BrowserContext
+    origins: set[str]
+    janitor_page: Page
+    janitor: CDPSession
+    traced: bool = False
+    """Whether its tracing has started; then each item records one chunk of it."""
+    chunk: bool = False
+    """Whether a trace chunk is open now."""
+
+
+@dataclass
+class ItemScope:
+    """One browser item's pages and the contexts lent to it, and what it kept for debugging."""
+
+    title: str
+    folder: Callable[[], Path | None]
+    """The item's output folder (made when something is kept), or None when it has none."""
+    debugging: Debugging
+    pages: list[Page] = field(default_factory=list)
+    lent: list[_Lent] = field(default_factory=list)
+    kept: dict[str, Any] = field(default_factory=dict)
+    """`trace` (and `traces` when there are several), `failure_screenshot`: paths, for results.json."""
 
 
 @dataclass(frozen=True)
@@ -247,8 +309,12 @@ _running: set[int] = set()
 
 
 class BrowserSession:
-    """One Playwright driver and one Chromium for the whole session; a fresh context per item.
+    """One Playwright driver and one Chromium for the whole session.
 
+    Items get their pages through `item()` and `page()`: a fresh page each time, in a context
+    kept for its (partition, viewport, setup) and cleaned between items (see `_Lent`); a run's
+    build, its mockups and each other server get partitions of their own, so no page ever
+    shares a context with another run's. `new_context` makes a context of the caller's own.
     Uses the sync API, so it must never be created or used inside a running asyncio loop.
     """
 
@@ -275,7 +341,8 @@ class BrowserSession:
         """Whether Chromium runs in a network namespace of its own (else flags and routes guard it)."""
         self._network = netns.ConfinedNetwork(netns.probe(), chromium.path) if confine else None
         self._stop_serving: Callable[[], None] | None = None
-        self._context_args = dict(context_args or {})
+        self.context_args = dict(context_args or {})
+        """What every context is made with besides viewport and guard (it changes how pages render)."""
         self._scratch = tempfile.TemporaryDirectory(prefix="tcab-playwright-")
         browsers = ffmpeg_for_playwright(Path(self._scratch.name))
         self.video_unavailable: str | None = None if browsers is not None else NO_FFMPEG_REASON
@@ -288,6 +355,12 @@ class BrowserSession:
             self._close_network()
             raise
         options = {"args": list(LAUNCH_ARGS), "headless": True, **(launch_args or {})}
+        if not options["headless"] and sys.platform.startswith("linux") and not (
+                os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            self._playwright.stop()
+            self._scratch.cleanup()
+            self._close_network()
+            raise BrowserError(NO_DISPLAY)
         executable = chromium.path if self._network is None else self._network.executable
         try:
             self.browser = self._playwright.chromium.launch(**options, executable_path=str(executable))
@@ -308,6 +381,8 @@ class BrowserSession:
         self._thread = threading.get_ident()
         _running.add(self._thread)
         self._closed = False
+        self._pool: OrderedDict[tuple[str, tuple[int, int], Setup | None], _Lent] = OrderedDict()
+        self._scope: ItemScope | None = None
 
     def new_context(
         self,
@@ -317,12 +392,17 @@ class BrowserSession:
         """A context at `viewport` logical pixels that can reach nothing but the loopback server.
 
         With `record_video_dir`, every page records a full-size clip there (``.webm``), saved
-        when the page closes.
+        when the page closes. The caller closes it.
         """
+        return self._make_context(viewport, record_video_dir)[0]
+
+    def _make_context(self, viewport: tuple[int, int], record_video_dir: Path | None = None,
+                      ) -> tuple[BrowserContext, set[str]]:
+        """A guarded context, and the set its guard fills with every origin a page of it requests."""
         width, height = viewport
         size = {"width": width, "height": height}
         options: dict[str, Any] = {
-            **self._context_args,
+            **self.context_args,
             "viewport": size,
             "device_scale_factor": 1,
             # A service worker's fetches bypass context routes; blocking them keeps the guard whole.
@@ -338,9 +418,123 @@ class BrowserSession:
             context.add_init_script(FALLBACK_SCRIPT)
         # Fresh closures per context: Playwright caches its wrapper on the handler object, and a
         # wrapper made by an earlier (since reloaded) Playwright would hand over raw objects.
-        context.route("**/*", lambda route: _loopback_only(route))
+        origins: set[str] = set()
+        context.route("**/*", lambda route: _loopback_only(route, origins))
         context.route_web_socket(lambda url: _any_url(url), lambda socket: _loopback_only_socket(socket))
-        return context
+        return context, origins
+
+    @contextmanager
+    def item(self, title: str, folder: Callable[[], Path | None],
+             debugging: Debugging = Debugging()) -> Iterator[ItemScope]:
+        """The span of one browser item: pages opened by `page()` inside it are closed at its end.
+
+        When the item fails (any exception but a skip), its last open page is screenshotted to
+        `folder()/failure.png`; each lent context records a trace chunk under `--tcab-tracing`,
+        kept as `folder()/trace.zip` (`trace-2.zip`, ... for further contexts) as the mode says.
+        What was kept is in the scope's `kept`, also when the item raised.
+        """
+        if self._scope is not None:
+            raise BrowserError("browser items do not nest: one item's pages at a time")
+        scope = self._scope = ItemScope(title, folder, debugging)
+        failed = True
+        try:
+            yield scope
+            failed = False
+        except pytest.skip.Exception:
+            failed = False
+            raise
+        finally:
+            self._scope = None
+            self._finish(scope, failed)
+
+    def page(self, viewport: tuple[int, int] = DEFAULT_VIEWPORT, partition: str = "",
+             setup: Setup | None = None) -> Page:
+        """A fresh page for the current item, in the context kept for (`partition`, `viewport`, `setup`).
+
+        `partition` separates what must never share storage (a run's build, its mockups, another
+        server's pages); `setup` runs once on a new context, before any page opens in it.
+        """
+        scope = self._scope
+        if scope is None:
+            raise BrowserError("pages are lent to items: open them inside `with browser.item(...)`")
+        lent = self._lend((partition, viewport, setup), scope)
+        page = lent.context.new_page()
+        scope.pages.append(page)
+        return page
+
+    def recycle(self, page: Page) -> None:
+        """Close every page of `page`'s context and clear what they stored: the next page starts clean."""
+        for lent in self._pool.values():
+            if lent.context is page.context:
+                self._clean(lent)
+                return
+
+    def _lend(self, key: tuple[str, tuple[int, int], Setup | None], scope: ItemScope) -> _Lent:
+        lent = self._pool.pop(key, None)
+        if lent is None:
+            context, origins = self._make_context(key[1])
+            if key[2] is not None:
+                key[2](context)
+            janitor_page = context.new_page()
+            lent = _Lent(context, origins, janitor_page, context.new_cdp_session(janitor_page))
+            while len(self._pool) >= POOL_SIZE:
+                oldest = next(iter(self._pool))
+                if self._pool[oldest] in scope.lent:
+                    break
+                self._pool.pop(oldest).context.close()
+        self._pool[key] = lent  # the most recently used last
+        if lent not in scope.lent:
+            scope.lent.append(lent)
+            if scope.debugging.tracing != "off":
+                if not lent.traced:
+                    lent.context.tracing.start(title=scope.title, screenshots=True, snapshots=True)
+                    lent.traced = True
+                else:
+                    lent.context.tracing.start_chunk(title=scope.title)
+                lent.chunk = True
+        return lent
+
+    def _finish(self, scope: ItemScope, failed: bool) -> None:
+        """Keep what the item's outcome asks for, then clean every context it was lent."""
+        from playwright.sync_api import Error
+
+        debugging = scope.debugging
+        if failed and debugging.screenshot_on_failure:
+            page = next((page for page in reversed(scope.pages) if not page.is_closed()), None)
+            folder = scope.folder() if page is not None else None
+            if page is not None and folder is not None:
+                shot = folder / "failure.png"
+                try:
+                    shot.parent.mkdir(parents=True, exist_ok=True)
+                    page.screenshot(path=shot, type="png", timeout=FAILURE_SHOT_TIMEOUT_MS)
+                    scope.kept["failure_screenshot"] = str(shot)
+                except Error:
+                    pass  # a hung or crashed page: its failure already says why
+        keep = debugging.tracing == "on" or (failed and debugging.tracing == "retain-on-failure")
+        traces: list[str] = []
+        for lent in scope.lent:
+            if lent.chunk:
+                lent.chunk = False
+                folder = scope.folder() if keep else None
+                path = None if folder is None else folder / ("trace.zip" if not traces else f"trace-{len(traces) + 1}.zip")
+                if path is not None:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    traces.append(str(path))
+                lent.context.tracing.stop_chunk(path=path)
+            self._clean(lent)
+        if traces:
+            scope.kept["trace"] = traces[0]
+            if len(traces) > 1:
+                scope.kept["traces"] = traces
+
+    def _clean(self, lent: _Lent) -> None:
+        for page in lent.context.pages:
+            if page is not lent.janitor_page:
+                page.close()
+        lent.context.clear_cookies()
+        for origin in sorted(lent.origins):
+            lent.janitor.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+        lent.origins.clear()
 
     def close(self) -> None:
         """Close the browser, stop the driver, remove the scratch directory; safe to call twice."""
@@ -349,6 +543,7 @@ class BrowserSession:
         self._closed = True
         if self._stop_serving is not None:
             self._stop_serving()
+        self._pool.clear()  # closed with the browser
         try:
             self.browser.close()
         finally:
@@ -366,8 +561,11 @@ def _is_loopback(url: str) -> bool:
     return urlsplit(url).hostname in LOOPBACK_HOSTS
 
 
-def _loopback_only(route: Route) -> None:
-    if _is_loopback(route.request.url):
+def _loopback_only(route: Route, origins: set[str]) -> None:
+    url = route.request.url
+    if _is_loopback(url):
+        parts = urlsplit(url)
+        origins.add(f"{parts.scheme}://{parts.netloc}")
         route.fallback()
     else:
         route.abort("blockedbyclient")
@@ -384,10 +582,66 @@ def _loopback_only_socket(socket: WebSocketRoute) -> None:
         socket.close(code=1008, reason="pytest-tcab: a driven page may reach only the loopback server")
 
 
+@dataclass(frozen=True)
+class DebugOptions:
+    """`--tcab-tracing`, `--tcab-headed`, `--tcab-slowmo`, each defaulting to pytest-playwright's
+    `--tracing`, `--headed`, `--slowmo` when that plugin is installed and they are given."""
+
+    tracing: Tracing
+    headed: bool
+    slowmo: float
+
+
+PLAYWRIGHT_IGNORED: dict[str, tuple[str, Any]] = {
+    "browser": ("--browser", []),
+    "browser_channel": ("--browser-channel", None),
+    "device": ("--device", None),
+    "video": ("--video", "off"),
+    "screenshot": ("--screenshot", "off"),
+    "full_page_screenshot": ("--full-page-screenshot", False),
+}
+"""pytest-playwright's options tcab items cannot honour: dest -> (flag, its default)."""
+
+_debug_key = pytest.StashKey["DebugOptions"]()
+
+
+def _has_pytest_playwright(config: pytest.Config) -> bool:
+    """pytest-playwright (or a plugin speaking its options) registered its command line."""
+    return hasattr(config.option, "browser_channel") and hasattr(config.option, "tracing")
+
+
+def debug_options(config: pytest.Config) -> DebugOptions:
+    """The session's debugging options: ours first, then pytest-playwright's, then off."""
+    if _debug_key not in config.stash:
+        theirs = _has_pytest_playwright(config)
+        tracing = config.getoption("tcab_tracing", None) or (theirs and config.getoption("tracing")) or "off"
+        headed = bool(config.getoption("tcab_headed", False) or (theirs and config.getoption("headed")))
+        slowmo = config.getoption("tcab_slowmo", None)
+        if slowmo is None:
+            slowmo = float(theirs and config.getoption("slowmo") or 0)
+        config.stash[_debug_key] = DebugOptions(cast(Tracing, tracing), headed, slowmo)
+    return config.stash[_debug_key]
+
+
+def ignored_playwright_options(config: pytest.Config) -> list[str]:
+    """pytest-playwright's options given a value tcab items do not honour (`--browser chromium` is ours)."""
+    if not _has_pytest_playwright(config):
+        return []
+    given = []
+    for dest, (flag, default) in PLAYWRIGHT_IGNORED.items():
+        value: Any = getattr(config.option, dest, default)
+        if dest == "browser" and value and set(value) <= {"chromium"}:
+            continue
+        if value != default and value is not None:
+            given.append(flag)
+    return given
+
+
 @pytest.fixture(scope="session")
-def tcab_launch_args() -> dict[str, Any]:
+def tcab_launch_args(request: pytest.FixtureRequest) -> dict[str, Any]:
     """Override point: keyword arguments for ``chromium.launch`` (the executable is always ours)."""
-    return {"args": list(LAUNCH_ARGS), "headless": True}
+    debug = debug_options(request.config)
+    return {"args": list(LAUNCH_ARGS), "headless": not debug.headed, "slow_mo": debug.slowmo}
 
 
 @pytest.fixture(scope="session")
@@ -410,6 +664,13 @@ def tcab_browser(
     location = find_chromium(request.config.getoption("tcab_chromium", None))
     if location is None:
         skip_at_item(NO_BROWSER_REASON)
+    ignored = ignored_playwright_options(request.config)
+    if ignored:
+        warnings.warn(pytest.PytestWarning(
+            f"pytest-playwright's {', '.join(ignored)} do not apply to tcab items: they run in pytest-tcab's own "
+            "Chromium (--tcab-chromium, --tcab-viewport) and keep their own media (a screenshot on failure, "
+            "--tcab-tracing); --tracing, --headed and --slowmo are honoured (README \"Debugging browser items\")"),
+            stacklevel=1)
     confine = not request.config.getoption("tcab_no_sandbox", False)
     if not confine:
         warnings.warn(pytest.PytestWarning(NOT_CONFINED), stacklevel=1)
@@ -439,6 +700,22 @@ class BrowserFunction(pytest.Function):
 
     def use_browser(self, browser: BrowserSession) -> None:
         raise NotImplementedError
+
+    def output_folder(self) -> Path | None:
+        """Where this item's trace and failure screenshot go: `<run out>/browser/<item name>/`."""
+        run = getattr(self, "run", None)
+        if run is None:
+            return None
+        safe = re.sub(r"[^A-Za-z0-9_.@#-]+", "_", self.name).strip("_") or "item"
+        return Path(run.out_dir) / "browser" / safe
+
+    def keep_debugging(self, kept: dict[str, Any]) -> None:
+        """Put what the item kept for debugging (trace, failure screenshot) into its report."""
+        record = getattr(self, "record", None)
+        if record is not None:
+            record(**kept)
+        else:
+            self.user_properties.extend((f"tcab.{name}", value) for name, value in kept.items())
 
     def setup(self) -> None:
         try:
@@ -471,5 +748,12 @@ def browser_test(request: pytest.FixtureRequest, tcab_browser: BrowserSession) -
     """The test function of every browser item (a plain function: fixtures come from its signature)."""
     item = request.node
     assert isinstance(item, BrowserFunction)
-    item.use_browser(tcab_browser)
+    debugging = Debugging(tracing=debug_options(item.config).tracing)
+    scope: ItemScope | None = None
+    try:
+        with tcab_browser.item(item.nodeid, item.output_folder, debugging) as scope:
+            item.use_browser(tcab_browser)
+    finally:  # the scope has closed: its trace is written, whatever the outcome
+        if scope is not None and scope.kept:
+            item.keep_debugging(scope.kept)
 

@@ -45,8 +45,7 @@ SALVAGE_TIMEOUT_MS = 2_000.0
 """How long the screenshot of a page that already failed may take: it is evidence, not the test."""
 
 _baselines_key = pytest.StashKey[dict[tuple[Path, Viewport], bytes]]()
-
-
+"""Still baselines, read once per session."""
 
 
 class CheckFailed(TcabError):
@@ -70,6 +69,7 @@ class CheckItem(RunItem, BrowserFunction):
 
         from pytest_tcab.run.browser import DEFAULT_VIEWPORT
         from pytest_tcab.run.driving import DriveError
+        from pytest_tcab.run.driving import prepare
         from pytest_tcab.run.imagediff import compare
         from pytest_tcab.run.imagediff import is_blank
 
@@ -79,19 +79,15 @@ class CheckItem(RunItem, BrowserFunction):
         reference = _reference(self.run.variant, self.check)
         expected_png = self._baseline(browser, reference, viewport)
         problem: str | None = None
-        context = browser.new_context(viewport)
+        page = browser.page(viewport, partition=server.url, setup=prepare)
+        page.set_default_timeout(CHECK_TIMEOUT_MS)
         try:
-            context.set_default_timeout(CHECK_TIMEOUT_MS)
-            page = context.new_page()
-            try:
-                self._drive_page(page, server.url)
-            except DriveError as error:
-                problem = str(error) + self._action_location(error.action_index)
-                if not page.is_closed():  # a call that never settled closes its page
-                    page.set_default_timeout(SALVAGE_TIMEOUT_MS)
-            actual_png = self._screenshot(page)
-        finally:
-            context.close()
+            self._drive_page(page, server.url)
+        except DriveError as error:
+            problem = str(error) + self._action_location(error.action_index)
+            if not page.is_closed():  # a call that never settled closes its page
+                page.set_default_timeout(SALVAGE_TIMEOUT_MS)
+        actual_png = self._screenshot(page)
         if actual_png is None:
             raise CheckFailed(
                 f"check {self.check.view!r}: {problem or 'the page cannot be screenshotted'}"
@@ -161,36 +157,42 @@ class CheckItem(RunItem, BrowserFunction):
         return f"\n    at {where}: `{format_key_path(key)}`"
 
     def _baseline(self, browser: BrowserSession, reference: _Baseline, viewport: Viewport) -> bytes:
-        """The baseline as PNG bytes, rendered once per (reference file, viewport) per session."""
+        """The baseline as PNG bytes: a still read once per session, a mockup rendered once per
+        content, viewport and Chromium (`mockups.py`); whether the render was cached is recorded."""
         from PIL import Image
 
         from pytest_tcab.run.driving import DriveError
-        from pytest_tcab.run.driving import render_mockup
+        from pytest_tcab.run.driving import render_on
+        from pytest_tcab.run.mockups import cached_render
 
         source = (self.run.reporter_folder / reference.source).resolve()
         cache = self.config.stash.setdefault(_baselines_key, {})
-        if (source, viewport) in cache:
-            return cache[(source, viewport)]
         if reference.media:
-            buffer = io.BytesIO()
-            with Image.open(source) as still:
-                still.save(buffer, format="PNG")
-            png = buffer.getvalue()
-        else:
-            url = self.run.server().url_for(REPORTER_PREFIX, reference.source)
-            # Its own context: the mockup shares the build's origin, so it must not leave
-            # storage or service state behind for the build to find.
-            context = browser.new_context(viewport)
+            if (source, viewport) not in cache:
+                buffer = io.BytesIO()
+                with Image.open(source) as still:
+                    still.save(buffer, format="PNG")
+                cache[(source, viewport)] = buffer.getvalue()
+            return cache[(source, viewport)]
+        server = self.run.server()
+
+        def render() -> bytes:
+            # Its own partition: the mockup shares the build's origin, so it must never share a
+            # context (storage, service state) with the build's pages.
+            page = browser.page(viewport, partition=f"mockups {server.url}")
             try:
-                png = render_mockup(context, url, viewport, CHECK_TIMEOUT_MS)
+                return render_on(page, server.url_for(REPORTER_PREFIX, reference.source), viewport, CHECK_TIMEOUT_MS)
             except DriveError as error:
                 raise CheckFailed(
                     f"check {self.check.view!r}: the baseline mockup {reference.source} "
                     f"cannot be rendered: {error}"
                 ) from None
             finally:
-                context.close()
-        cache[(source, viewport)] = png
+                page.close()
+
+        facts = {"viewport": list(viewport), "chromium": browser.browser.version, "context": browser.context_args}
+        png, hit = cached_render(self.config, self.run.reporter_folder, reference.source, facts, render)
+        self.record(baseline_cache="hit" if hit else "rendered")
         return png
 
     def _write_media(

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import Self
 
 import pytest
 
@@ -40,7 +39,6 @@ from pytest_tcab.run.media import poster_of
 from pytest_tcab.scoring import excluded_verdicts
 
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext
     from playwright.sync_api import Page
 
     from pytest_tcab.run.driving import DriverRun
@@ -78,7 +76,7 @@ class Drive:
 
 def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir: Path,
           timeout_s: float, still: Path | None = None) -> Drive:
-    """Run the unit's validation script against the run's build, each pass in a fresh context.
+    """Run the unit's validation script against the run's build, each pass on a fresh page.
 
     The script and its sibling modules come from the reporter-side path (a `.ts` script as the
     JavaScript esbuild strips it to); its stills and clip land in `media_dir` as
@@ -104,9 +102,9 @@ def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir
         verdict_ids=[unit.id], tick_hz=run.case.tick_hz,
     )
     viewport = run.config.getoption("tcab_viewport") or DEFAULT_VIEWPORT
-    with BuildPages(browser, server.url, viewport) as pages:
-        result = run_script(pages.open, script, timeout_s, media_dir, unit.id)
-        left = pages.screenshot(still) if still is not None else None
+    pages = BuildPages(browser, server.url, viewport)  # closed by the session when the item ends
+    result = run_script(pages.open, script, timeout_s, media_dir, unit.id)
+    left = pages.screenshot(still) if still is not None else None
     media = dict(result.images)
     video = next((output for output in validation.outputs if output.kind == "video"), None)
     if video is not None and result.clip is not None:
@@ -117,7 +115,9 @@ def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir
 
 
 class BuildPages:
-    """Fresh pages with the build loaded, each in its own instrumented context, closed together."""
+    """Fresh pages with the build loaded, lent by the session for the current item: each in a
+    context prepared once (`driving.instrument`), the previous page closed and its storage
+    cleared first, so every pass starts as a fresh context would."""
 
     def __init__(self, browser: BrowserSession, url: str, viewport: tuple[int, int]) -> None:
         self.browser = browser
@@ -125,35 +125,26 @@ class BuildPages:
         self.viewport = viewport
         self.page_errors: list[str] = []
         """Uncaught errors of the build while any of its pages was driven."""
-        self._contexts: list[BrowserContext] = []
-        self._pages: list[Page] = []
+        self._last: Page | None = None
 
     def open(self) -> Page:
         from pytest_tcab.run.driving import instrument
         from pytest_tcab.run.driving import load
 
-        context = self.browser.new_context(self.viewport)
-        self._contexts.append(context)
-        instrument(context)
-        page = context.new_page()
-        self._pages.append(page)
+        if self._last is not None:
+            self.browser.recycle(self._last)
+        page = self._last = self.browser.page(self.viewport, partition=self.url, setup=instrument)
         self.page_errors = load(page, self.url, LOAD_TIMEOUT_MS).page_errors
         return page
 
     def screenshot(self, dest: Path) -> Path | None:
         """The last page as the script left it, saved to `dest`; None when it was closed (a timeout)."""
-        if not self._pages or self._pages[-1].is_closed():
+        if self._last is None or self._last.is_closed():
             return None
         dest.parent.mkdir(parents=True, exist_ok=True)
-        self._pages[-1].screenshot(path=dest, type="png")
+        self._last.screenshot(path=dest, type="png")
         return dest
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for context in self._contexts:
-            context.close()
 
 
 def false_reason(result: DriverRun) -> str:

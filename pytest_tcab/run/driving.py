@@ -8,6 +8,7 @@ import secrets
 import shutil
 import subprocess
 import time
+import weakref
 from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,14 +42,24 @@ if TYPE_CHECKING:
     from playwright.sync_api import Error
     from playwright.sync_api import Page
 
-# Runs an async page function without making the sync API wait on it: its outcome is handed to
-# a per-run binding, and `_settle` waits for that under a deadline kept in Python. Playwright's
-# own waits clean up inside the page when they time out, so a page whose script never yields
-# (`while (true) {}`) would hang them; a binding needs nothing from the page once it has fired.
-# It starts `run` from a fresh task: a microtask would run before the evaluate call answers, so a
-# synchronous endless loop would hang that call too.
-_START = """({ binding, input, textLimit }) => {
-  const run = __RUN__;
+# The glue every page of a prepared context gets from an init script, before the build's own
+# scripts run: one function, under a name drawn per context and fixed (non-writable,
+# non-configurable) on `window`, that runs one of FUNCTIONS without making the sync API wait on
+# it. Its outcome is handed to the context's `settled` binding under a token drawn per call,
+# then the token is written to the console: that console message is the event `_settle` waits
+# for, under a deadline kept in Python. Playwright's in-page waits clean up inside the page when
+# they time out, so a page whose script never yields (`while (true) {}`) would hang them; an event
+# and a binding need nothing from the page once they have fired. The run starts from a fresh task:
+# a microtask would run before the evaluate call answers, so a synchronous endless loop would
+# hang that call too. It keeps the timer and console functions the page had before its scripts ran.
+_GLUE = """(() => {
+  const name = "__GLUE__";
+  if (Object.prototype.hasOwnProperty.call(window, name)) return;
+  const functions = { driver: __DRIVER__, call: __CALL__ };
+  const settled = "__SETTLED__";
+  const textLimit = __TEXT_LIMIT__;
+  const later = window.setTimeout.bind(window);
+  const signal = console.debug.bind(console);
   // Every text is cut to its head and tail before it crosses to Python, the way
   // pytest_tcab.bounded cuts it there (which bounds it again: the page can tamper with this).
   const encoder = new TextEncoder();
@@ -69,15 +80,29 @@ _START = """({ binding, input, textLimit }) => {
     if (value === null || typeof value !== "object") return value;
     return Object.fromEntries(Object.entries(value).map(([key, entry]) => [bound(key), boundAll(entry)]));
   };
-  setTimeout(() => {
-    Promise.resolve()
-      .then(() => run(input))
-      .then((value) => ({ value: boundAll(value) }))
-      .then(
-        (outcome) => window[binding](outcome),
-        (thrown) => window[binding]({ error: bound(String((thrown && thrown.stack) || thrown)) }),
-      );
-  }, 0);
+  const start = (which, token, input) => {
+    const run = functions[which];
+    later(() => {
+      Promise.resolve()
+        .then(() => run(input))
+        .then((value) => ({ value: boundAll(value) }))
+        .then(
+          (outcome) => window[settled](token, outcome),
+          (thrown) => window[settled](token, { error: bound(String((thrown && thrown.stack) || thrown)) }),
+        )
+        .finally(() => signal(token));
+    }, 0);
+  };
+  Object.defineProperty(window, name, { value: start });
+})();"""
+
+# Starts one glue function; false when this document has no glue (a page opened before its
+# context was prepared), which `_settle` then evaluates into it once.
+_KICK = """([glue, which, token, input]) => {
+  const start = window[glue];
+  if (typeof start !== "function") return false;
+  start(which, token, input);
+  return true;
 }"""
 
 # One `call` action: `null` when the method settled, else what went wrong, worded for the author.
@@ -96,7 +121,6 @@ _CALL = """async ({ handle, op, args }) => {
   }
 }"""
 
-_POLL_MS = 20
 
 
 class DriveError(TcabError):
@@ -251,8 +275,7 @@ def _call(page: Page, action: Call, handle: str | None, timeout_ms: float, where
         raise DriveError(
             f"{where}: a call needs the build's debug API, but the case declares no "
             "[instrumentation] handle", index)
-    outcome = _settle(page, _CALL, {"handle": handle, "op": action.op, "args": action.args},
-                      timeout_ms)
+    outcome = _settle(page, "call", {"handle": handle, "op": action.op, "args": action.args}, timeout_ms)
     if outcome is None:
         page.close()
         raise DriveError(f"{where}: window.{handle}.{action.op}(...) did not settle within "
@@ -280,18 +303,23 @@ def screenshot_png(page: Page) -> bytes:
 
 def render_mockup(context: BrowserContext, url: str, viewport: tuple[int, int],
                   timeout_ms: float = 30_000) -> bytes:
-    """Render an HTML mockup at `viewport` once its fonts are ready: a check's baseline.
+    """Render an HTML mockup at `viewport` in a page of its own in `context` (see `render_on`).
 
     Use a context that records no video, or the mockup leaves a clip behind.
     """
     page = context.new_page()
     try:
-        page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
-        load(page, url, timeout_ms)
-        page.evaluate("() => document.fonts.ready.then(() => null)")
-        return screenshot_png(page)
+        return render_on(page, url, viewport, timeout_ms)
     finally:
         page.close()
+
+
+def render_on(page: Page, url: str, viewport: tuple[int, int], timeout_ms: float = 30_000) -> bytes:
+    """Render an HTML mockup in `page` at `viewport` once its fonts are ready: a check's baseline."""
+    page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
+    load(page, url, timeout_ms)
+    page.evaluate("() => document.fonts.ready.then(() => null)")
+    return screenshot_png(page)
 
 
 CLIP_MS = 8000
@@ -300,9 +328,72 @@ AUDIO_READER = f"__tcabAudio_{secrets.token_hex(8)}"
 """The page function that returns the Web Audio log: a name no build can know in advance."""
 
 
+@dataclass
+class _Pass:
+    """What the media bindings of one page serve while a driver pass runs in it."""
+
+    screenshot: Callable[[str], None]
+    clip: ClipRecorder
+
+
+@dataclass
+class _Host:
+    """What one context's pages share, installed once per context: the glue (an init script),
+    the `settled` binding it delivers outcomes through, and the media bindings driver passes use.
+    Names are drawn per context, so no build can know them in advance."""
+
+    glue: str
+    settled: str
+    screenshot: str
+    pixel: str
+    clip: str
+    script: str
+    """The glue's init script, for a page that was open before the context was prepared."""
+    outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Token -> what the glue delivered for it."""
+    passes: dict[Page, _Pass] = field(default_factory=dict)
+    """The page a driver pass runs in -> what its media bindings serve."""
+
+    def on(self, source: dict[str, Any]) -> _Pass:
+        handler = self.passes.get(source["page"])
+        if handler is None:
+            raise DriveError("no driver pass runs in this page")
+        return handler
+
+
+_hosts: weakref.WeakKeyDictionary[BrowserContext, _Host] = weakref.WeakKeyDictionary()
+
+
+def prepare(context: BrowserContext) -> None:
+    """Install the glue and bindings `perform` and `run_script` use in every page `context` opens.
+
+    Once per context, before its pages open: a `BrowserSession.page` setup.
+    """
+    _host_of(context)
+
+
 def instrument(context: BrowserContext) -> None:
-    """Install what `api.audio()` reads in every page `context` opens, before the build runs."""
+    """`prepare`, and the Web Audio log `api.audio()` reads, installed before the build runs."""
+    prepare(context)
     context.add_init_script(_resource("audio_log.js").replace("__READER__", AUDIO_READER))
+
+
+def _host_of(context: BrowserContext) -> _Host:
+    host = _hosts.get(context)
+    if host is None:
+        glue, settled, screenshot, pixel, clip = (f"__tcab{name}_{secrets.token_hex(6)}"
+                                                  for name in ("Glue", "Settled", "Screenshot", "Pixel", "Clip"))
+        script = (_GLUE.replace("__GLUE__", glue).replace("__SETTLED__", settled)
+                  .replace("__TEXT_LIMIT__", str(TEXT_LIMIT)).replace("__CALL__", _CALL)
+                  .replace("__DRIVER__", _resource("driver_api.js")))
+        host = _hosts[context] = _Host(glue, settled, screenshot, pixel, clip, script)
+        context.add_init_script(script)
+        context.expose_binding(host.settled, lambda source, token, outcome: host.outcomes.__setitem__(token, outcome))
+        context.expose_binding(host.screenshot, lambda source, output_id: host.on(source).screenshot(output_id))
+        context.expose_binding(host.pixel, lambda source, x, y: _pixel(source["page"], x, y))
+        context.expose_binding(host.clip, lambda source, action: (
+            host.on(source).clip.start() if action == "start" else host.on(source).clip.stop()))
+    return host
 
 
 def run_script(open_page: Callable[[], Page], script: Script, timeout_s: float, media_dir: Path,
@@ -339,13 +430,13 @@ def _pass(open_page: Callable[[], Page], script: Script, mode: str, timeout_s: f
         return DriverRun({}, "", {}, f"the build could not be loaded: {error}")
     images: dict[str, Path] = {}
     clip = ClipRecorder(page, media_dir / f"{media_prefix}__{_video_id(script)}.webm")
-    bindings = {name: f"__tcab{name.title()}_{secrets.token_hex(6)}" for name in ("screenshot", "pixel", "clip")}
 
-    def screenshot(source: dict[str, Any], output_id: str) -> None:
+    def screenshot(output_id: str) -> None:
         path = media_dir / f"{media_prefix}__{output_id}.png"
         page.screenshot(path=path, type="png")
         images[output_id] = path
 
+    host = _host_of(page.context)
     argument = {
         "script": script.url,
         "scriptName": script.name,
@@ -356,15 +447,15 @@ def _pass(open_page: Callable[[], Page], script: Script, mode: str, timeout_s: f
         "pass": mode,
         "tickHz": script.tick_hz,
         "clipMs": CLIP_MS,
-        "bindings": {**bindings, "audio": AUDIO_READER},
+        "bindings": {"screenshot": host.screenshot, "pixel": host.pixel, "clip": host.clip, "audio": AUDIO_READER},
     }
+    host.passes[page] = _Pass(screenshot, clip)
     try:
-        page.expose_binding(bindings["screenshot"], screenshot)
-        page.expose_binding(bindings["pixel"], lambda source, x, y: _pixel(page, x, y))
-        page.expose_binding(bindings["clip"], lambda source, action: clip.start() if action == "start" else clip.stop())
-        outcome = _settle(page, _resource("driver_api.js"), argument, timeout_s * 1000)
+        outcome = _settle(page, "driver", argument, timeout_s * 1000)
     except Error as error:
         return DriverRun({}, "", images, f"the page failed during the drive: {_first_line(error)}", clip=clip.save())
+    finally:
+        host.passes.pop(page, None)
     if outcome is None:
         clip.stop()
         page.close()
@@ -513,23 +604,25 @@ def _pixel(page: Page, x: int, y: int) -> dict[str, int]:
 
 
 def _settle(page: Page, function: str, argument: Any, timeout_ms: float) -> dict[str, Any] | None:
-    """Run an async page `function` to completion with a deadline; None once the deadline passes.
+    """Run the glue's async `function` (`driver` or `call`) with a deadline; None once it passes.
 
     Returns ``{"value": ...}`` or ``{"error": ...}`` (a rejection the function did not catch).
-    The wait is sliced into Playwright timers, which run in its driver, not in the page, so
-    the callback that delivers the outcome is dispatched between slices.
+    Waits on the console message that follows the outcome (a Playwright event, timed in Python),
+    never on a poll of the page.
     """
-    outcomes: list[dict[str, Any]] = []
-    binding = f"__tcabSettled_{secrets.token_hex(6)}"
-    page.expose_binding(binding, lambda source, outcome: outcomes.append(outcome))
-    page.evaluate(_START.replace("__RUN__", function), {"binding": binding, "input": argument, "textLimit": TEXT_LIMIT})
-    deadline = time.monotonic() + timeout_ms / 1000
-    while not outcomes:
-        remaining_ms = (deadline - time.monotonic()) * 1000
-        if remaining_ms <= 0:
-            return None
-        page.wait_for_timeout(min(_POLL_MS, remaining_ms))
-    return outcomes[0]
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    host = _host_of(page.context)
+    token = secrets.token_hex(8)
+    try:
+        with page.expect_console_message(lambda message: message.text == token, timeout=timeout_ms):
+            kick = [host.glue, function, token, argument]
+            if not page.evaluate(_KICK, kick):
+                page.evaluate(host.script)
+                page.evaluate(_KICK, kick)
+    except PlaywrightTimeout:
+        return None
+    return host.outcomes.pop(token, None) or {"error": "the outcome never reached the binding that delivers it"}
 
 
 @cache

@@ -199,11 +199,10 @@ class ParticleItem(AssetItem, BrowserFunction):
         mounts = {f"{REPORTER_PREFIX}runtime/": self.runtime, f"{REPORTER_PREFIX}player/": player}
         shot = self.run.out_dir / ASSETS_FOLDER / re.sub(r"[^A-Za-z0-9_.-]+", "_", self.file) / "played.png"
         with StaticServer(produced.parent, mounts) as server:
-            context = browser.new_context(PLAYER_SIZE)
+            page = browser.page(PLAYER_SIZE, partition=server.url)
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
             try:
-                page = context.new_page()
-                errors: list[str] = []
-                page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
                 page.goto(server.url_for(f"{REPORTER_PREFIX}player/", "index.html"), wait_until="load")
                 page.wait_for_function("() => window.__tcabReady === true", timeout=10_000)
                 played = page.evaluate("(input) => window.__tcabPlay(input)",
@@ -212,8 +211,6 @@ class ParticleItem(AssetItem, BrowserFunction):
             except Error as error:
                 detail = errors[0] if errors else error.message.strip().splitlines()[0]
                 return [f"played in the page by {PARTICLE_RUNTIME}: it failed: {detail}"]
-            finally:
-                context.close()
         self.record(played={**played, "picture": str(shot)})
         if played["peak"] == 0:
             return [f"played in the page by {PARTICLE_RUNTIME}: no particle was ever alive in {PLAY_SECONDS:g} s"]

@@ -19,7 +19,7 @@ from typing import Any
 from pytest_tcab.errors import TcabError
 
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext
+    from playwright.sync_api import Page
 
 CLIP_SECONDS = 20.0
 """The longest a clip plays: a longer match is played faster (the log's speed is raised)."""
@@ -56,8 +56,8 @@ def clip_speed(log: dict[str, Any]) -> float:
     return max(1.0, seconds / CLIP_SECONDS)
 
 
-def record_clip(context: BrowserContext, url: str, dest: Path, timeout_s: float) -> Path:
-    """Open the player page at `url`, film it until `TCAB_REPLAY_DONE`, and encode the clip to `dest`.
+def record_clip(page: Page, url: str, dest: Path, timeout_s: float) -> Path:
+    """Open the player page at `url` in `page`, film it until `TCAB_REPLAY_DONE`, and encode the clip to `dest`.
 
     Filmed from Chromium's screencast, as validation scripts' clips are; ffmpeg encodes it.
     """
@@ -68,7 +68,6 @@ def record_clip(context: BrowserContext, url: str, dest: Path, timeout_s: float)
 
     if shutil.which("ffmpeg") is None:
         raise ReplayFailed(NO_FFMPEG_REASON)
-    page = context.new_page()
     clip = ClipRecorder(page, dest)
     try:
         page.goto(url)

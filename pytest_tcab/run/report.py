@@ -235,7 +235,7 @@ def _run(run: dict[str, Any], media: Media) -> str:
         by_kind.setdefault(item.get("kind", "other"), []).append(item)
 
     def each(kind: str, render_one: Callable[[dict[str, Any]], str]) -> str:
-        return "".join(render_one(item) for item in by_kind.pop(kind, []))
+        return "".join(render_one(item) + _debugging(item, media) for item in by_kind.pop(kind, []))
 
     parts = [
         _part("Score", _score(run["score"])) if "score" in run else "",
@@ -364,6 +364,14 @@ def _link(path: str, text: str, media: Media) -> str:
         return media.missing(path)
     download = f' download="{_e(Path(path).name)}"' if media.self_contained else ""
     return f'<a href="{src}"{download}>{text}</a>'
+
+
+def _debugging(item: dict[str, Any], media: Media) -> str:
+    """What a browser item kept for debugging it: the page when it failed, its Playwright trace."""
+    shot = _media(item["failure_screenshot"], "the page when it failed", media) if item.get("failure_screenshot") else ""
+    trace = (f'<p class="figure">trace: {_link(item["trace"], _get(item, "trace"), media)} '
+             "(<code>playwright show-trace</code>)</p>") if item.get("trace") else ""
+    return f'<div class="item debug">{trace}{_gallery(shot)}</div>' if shot or trace else ""
 
 
 def _gallery(figures: str) -> str:

@@ -265,14 +265,10 @@ class ReplayItem(TournamentItem, BrowserFunction):
         write_player(renderer, log, folder / "index.html", speed)
         viewport = self.config.getoption("tcab_viewport") or DEFAULT_VIEWPORT
         seconds = len(log["frames"]) * float(log["timestep_ms"]) / 1000.0 / speed
-        context = browser.new_context(viewport)
-        try:
-            with StaticServer(folder) as server:
-                clip = record_clip(context, server.url + "index.html",
-                                   shared.run.out_dir / f"replay__{_safe(slot.label)}.webm",
-                                   timeout_s=seconds + float(self.config.getoption("tcab_driver_timeout")))
-        finally:
-            context.close()
+        with StaticServer(folder) as server:
+            clip = record_clip(browser.page(viewport, partition=server.url), server.url + "index.html",
+                               shared.run.out_dir / f"replay__{_safe(slot.label)}.webm",
+                               timeout_s=seconds + float(self.config.getoption("tcab_driver_timeout")))
         self.record(match=slot.label, summary=result.summary(), clip=str(clip), poster=poster_of(str(clip)),
                     speed=round(speed, 3), player=str(folder / "index.html"))
 

@@ -15,6 +15,7 @@ beside each a baseline of plain pytest files, one per case version with (variant
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -355,11 +356,140 @@ def wasm(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
         yield figure("wasm module load, disk cache vs compile", "A", a, "B", b, "ms")
 
 
+BROWSER_GAMES = REPO / "tests" / "browser" / "games"
+
+_TIMING_PLUGIN = '''"""Writes each item's call-phase duration to $TCAB_BENCH_TIMES: what the item itself took."""
+import json
+import os
+
+_times = []
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call":
+        _times.append([report.nodeid, report.outcome, report.duration])
+
+
+def pytest_sessionfinish(session):
+    with open(os.environ["TCAB_BENCH_TIMES"], "w", encoding="utf-8") as handle:
+        json.dump(_times, handle)
+'''
+
+_DRIVER = """export default async (api) => {
+  await api.call("settle");
+  await api.screenshot("shot");
+  return { verdicts: { "d__N__": true }, notes: "" };
+};
+"""
+
+_BARE_DRIVER = """async (url) => {
+  const module = await import(url);
+  return module.default({ call: (op) => window.__demo[op](), screenshot: async () => null });
+}"""
+
+
+def make_browser_project(folder: Path, items: int) -> Path:
+    """The browser tests' demo case and its `good` game, with `items` checks (Space, then a settled
+    frame, against the play mockup) and `items` validation drivers (settle, one still)."""
+    shutil.copytree(BROWSER_GAMES / "suite", folder / "suite")
+    shutil.copytree(BROWSER_GAMES / "good", folder / "good")
+    version = folder / "suite/test-cases/end-to-end/easy/demo/v1.0.0"
+    manifest = version / "test-case.toml"
+    text = manifest.read_text(encoding="utf-8")
+    head, _, _ = text.partition("[[review_item]]")
+    checks = "".join(f'\n[[check]]\nview = "play-{i}"\nreference = "play"\n'
+                     f'actions = [{{ type = "key", key = "Space" }}, {{ type = "call", op = "settle" }}]\n'
+                     for i in range(items))
+    reviews = "".join(f'\n[[review_item]]\nid = "d{i}"\ntitle = "Driver {i}"\ntext = "Drawn."\nweight = 1\n'
+                      f'domain = "play"\nvalidation = {{ script = "validation/d{i}.mjs", '
+                      f'outputs = [{{ id = "shot", kind = "image" }}] }}\n' for i in range(items))
+    domain = text[text.index("[[domain]]"):]
+    manifest.write_text(head.replace("[[check]]", "[[check]]", 1) + checks + reviews + "\n" + domain, encoding="utf-8")
+    (version / "validation").mkdir()
+    for i in range(items):
+        (version / "validation" / f"d{i}.mjs").write_text(_DRIVER.replace("__N__", str(i)), encoding="utf-8")
+    (folder / "tcab_bench_timing.py").write_text(_TIMING_PLUGIN, encoding="utf-8")
+    return version
+
+
 @group("browser")
 def browser(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
-    """Per-item browser overhead against a bare Playwright page: not measured yet."""
-    yield (f"{'browser per-item overhead':<44} not measured yet: a check's and a driver's time beside the same "
-           "page work in a bare Playwright page belongs here")
+    """Per-item time of the plugin's check and validate items (the call phase, a warm session:
+    browser up, mockups cached, build done) against the same page work on a bare Playwright page
+    of one context the bare side keeps open: a new page, load, the same input, a screenshot.
+    Both sides alternate in pairs; the figures are medians over every item of every pair."""
+    from playwright.sync_api import sync_playwright
+
+    from pytest_tcab.run.browser import LAUNCH_ARGS
+    from pytest_tcab.run.browser import find_chromium
+    from pytest_tcab.run.serve import StaticServer
+
+    chromium = find_chromium(None)
+    if chromium is None:
+        yield f"{'browser per-item overhead':<44} not measured: no Chromium"
+        return
+    items = 4 if args.quick else 8
+    repeat = args.repeat or (2 if args.quick else 5)
+    folder = tmp / "browser"
+    version = make_browser_project(folder, items)
+    ini = make_ini(folder)
+    env = {**bench_env(), "TCAB_BENCH_TIMES": str(folder / "times.json")}
+    env["PYTHONPATH"] = str(folder) + os.pathsep + env["PYTHONPATH"]
+    argv = pytest_args(ini, "-p", "tcab_bench_timing", "--tcab-suite=suite", "--tcab-run=good", "--tcab-out=out",
+                       "-k", "check or validate")
+    run_process(argv, folder, env)  # warm: bytecode, the mockup cache
+    samples: dict[str, list[float]] = {"check": [], "validate": [], "bare check": [], "bare driver": []}
+
+    def plugin_side() -> float:
+        run_process(argv, folder, env)
+        times = json.loads((folder / "times.json").read_text(encoding="utf-8"))
+        for nodeid, outcome, duration in times:
+            kind = "check" if "::check[play-" in nodeid else "validate" if "::validate[" in nodeid else None
+            if kind is not None:
+                assert outcome == "passed", f"{nodeid} {outcome}: the benchmark's project must pass"
+                samples[kind].append(duration)
+        return 0.0
+
+    build = folder / "bare-build"
+    build.mkdir()
+    shutil.copy(folder / "good/index.html", build / "index.html")
+    shutil.copytree(version / "validation", build / "validation")
+    with sync_playwright() as playwright, StaticServer(build) as server:
+        bare = playwright.chromium.launch(executable_path=str(chromium.path), args=list(LAUNCH_ARGS))
+        context = bare.new_context(viewport={"width": 1280, "height": 720}, device_scale_factor=1,
+                                   locale="en-US", timezone_id="UTC")
+        context.new_page()  # kept open, as the plugin keeps one per context: a context's next page opens 3x faster
+
+        def bare_side() -> float:
+            for i in range(items):
+                start = time.perf_counter()
+                page = context.new_page()
+                page.goto(server.url, wait_until="load")
+                page.keyboard.press("Space")
+                page.evaluate("() => window.__demo.settle()")
+                page.screenshot(type="png")
+                page.close()
+                samples["bare check"].append(time.perf_counter() - start)
+                start = time.perf_counter()
+                page = context.new_page()
+                page.goto(server.url, wait_until="load")
+                page.evaluate(_BARE_DRIVER, f"{server.url}validation/d{i}.mjs")
+                page.screenshot(type="png")
+                page.close()
+                samples["bare driver"].append(time.perf_counter() - start)
+            return 0.0
+
+        bare_side()  # warm: the bare context's first page
+        samples["bare check"].clear()
+        samples["bare driver"].clear()
+        paired(plugin_side, bare_side, repeat)
+        bare.close()
+    for kind, bare_kind in (("check", "bare check"), ("validate", "bare driver")):
+        a = statistics.median(samples[kind])
+        b = statistics.median(samples[bare_kind])
+        yield figure(f"browser {kind} item vs bare page ({len(samples[kind])} items)", "A", a, "B", b, "ms")
+        yield f"{'browser ' + kind + ' overhead per item':<44} {(a - b) * 1000:.0f} ms (target <= 150 ms)"
+    shutil.rmtree(folder)
 
 
 @group("tournament")

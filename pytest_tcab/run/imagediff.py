@@ -147,7 +147,11 @@ def is_blank(image: Image.Image) -> bool:
     """Whether the image is a single colour once laid on white: a page that drew nothing.
 
     Laying it on white first makes a fully transparent canvas blank whatever its RGB bytes.
+    An opaque image (a screenshot) is compared with its first pixel directly.
     """
+    if image.mode == "RGB":
+        pixels = np.asarray(image)
+        return bool((pixels == pixels[0, 0]).all())
     on_white = Image.alpha_composite(
         Image.new("RGBA", image.size, (255, 255, 255, 255)), image.convert("RGBA")
     )

@@ -390,21 +390,25 @@ _BARE_DRIVER = """async (url) => {
 
 def make_browser_project(folder: Path, items: int) -> Path:
     """The browser tests' demo case and its `good` game, with `items` checks (Space, then a settled
-    frame, against the play mockup) and `items` validation drivers (settle, one still)."""
+    frame, each against a mockup of its own) and `items` validation drivers (settle, one still)."""
     shutil.copytree(BROWSER_GAMES / "suite", folder / "suite")
     shutil.copytree(BROWSER_GAMES / "good", folder / "good")
     version = folder / "suite/test-cases/end-to-end/easy/demo/v1.0.0"
     manifest = version / "test-case.toml"
     text = manifest.read_text(encoding="utf-8")
     head, _, _ = text.partition("[[review_item]]")
-    checks = "".join(f'\n[[check]]\nview = "play-{i}"\nreference = "play"\n'
+    play = (version / "reference/play.html").read_text(encoding="utf-8")
+    for i in range(items):  # each check its own mockup, as each view of a case has
+        (version / f"reference/play-{i}.html").write_text(f"{play}<!-- view {i} -->\n", encoding="utf-8")
+    checks = "".join(f'\n[[reference]]\nview = "play-{i}"\npath = "reference/play-{i}.html"\n'
+                     f'\n[[check]]\nview = "play-{i}"\n'
                      f'actions = [{{ type = "key", key = "Space" }}, {{ type = "call", op = "settle" }}]\n'
                      for i in range(items))
     reviews = "".join(f'\n[[review_item]]\nid = "d{i}"\ntitle = "Driver {i}"\ntext = "Drawn."\nweight = 1\n'
                       f'domain = "play"\nvalidation = {{ script = "validation/d{i}.mjs", '
                       f'outputs = [{{ id = "shot", kind = "image" }}] }}\n' for i in range(items))
     domain = text[text.index("[[domain]]"):]
-    manifest.write_text(head.replace("[[check]]", "[[check]]", 1) + checks + reviews + "\n" + domain, encoding="utf-8")
+    manifest.write_text(head + checks + reviews + "\n" + domain, encoding="utf-8")
     (version / "validation").mkdir()
     for i in range(items):
         (version / "validation" / f"d{i}.mjs").write_text(_DRIVER.replace("__N__", str(i)), encoding="utf-8")

@@ -430,7 +430,8 @@ class BrowserSession:
 
         When the item fails (any exception but a skip), its last open page is screenshotted to
         `folder()/failure.png`; each lent context records a trace chunk under `--tcab-tracing`,
-        kept as `folder()/trace.zip` (`trace-2.zip`, ... for further contexts) as the mode says.
+        kept as `folder()/trace.zip` (the last context it opened; `trace-2.zip`, ... for earlier
+        ones) as the mode says.
         What was kept is in the scope's `kept`, also when the item raised.
         """
         if self._scope is not None:
@@ -512,8 +513,8 @@ class BrowserSession:
                     pass  # a hung or crashed page: its failure already says why
         keep = debugging.tracing == "on" or (failed and debugging.tracing == "retain-on-failure")
         traces: list[str] = []
-        for lent in scope.lent:
-            if lent.chunk:
+        for lent in reversed(scope.lent):  # the last context an item opened is its own (a check's
+            if lent.chunk:                  # mockup context comes first): it gets trace.zip
                 lent.chunk = False
                 folder = scope.folder() if keep else None
                 path = None if folder is None else folder / ("trace.zip" if not traces else f"trace-{len(traces) + 1}.zip")
@@ -599,6 +600,8 @@ PLAYWRIGHT_IGNORED: dict[str, tuple[str, Any]] = {
     "video": ("--video", "off"),
     "screenshot": ("--screenshot", "off"),
     "full_page_screenshot": ("--full-page-screenshot", False),
+    "output": ("--output", "test-results"),
+    "playwright_debug": ("--playwright-debug", None),
 }
 """pytest-playwright's options tcab items cannot honour: dest -> (flag, its default)."""
 

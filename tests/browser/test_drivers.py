@@ -119,6 +119,17 @@ def test_each_way_a_drive_ends_has_its_exact_reason(gauge: Session, verdict: str
     assert gauge.items()[verdict]["message"] == message
 
 
+def test_a_failed_verdict_keeps_the_page_its_driver_left(gauge: Session) -> None:
+    """Every failure but the timeout (whose page was closed) saves the page as the driver left it."""
+    shots = {name: item.get("failure_screenshot") for name, item in gauge.items().items()}
+    kept = {name for name, shot in shots.items() if shot}
+    assert kept == {"doubles", "throws", "malformed", "unbacked", "still", "excluded"}
+    for name in kept:
+        assert shots[name] == str(gauge.path / f"out/game/browser/validate_{name}/failure.png")
+        with Image.open(str(shots[name])) as page:
+            assert page.size == (1280, 720)
+
+
 def test_the_terminal_names_each_failure_and_the_score(gauge: Session) -> None:
     gauge.result.stdout.fnmatch_lines(lines(
         "game/.tcab/run.toml::validate[counts] PASSED*",

@@ -6,14 +6,13 @@ sha256 of everything it depends on: the files of the mockup's top-level folder i
 reporter-side snapshot (the HTML with its stylesheets, fonts and images, as the page loads
 them), the mockup's path, the viewport, the Chromium version and the context options that
 change rendering (locale, time zone). A changed mockup, asset or browser renders again. Entries
-are written atomically and checked to decode before use; a damaged one is rendered again.
+are written atomically and checked to be whole PNGs before use; a damaged one is rendered again.
 Without the cacheprovider plugin (`-p no:cacheprovider`) renders are kept for the session only.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import tempfile
@@ -77,16 +76,19 @@ def _folder(config: pytest.Config) -> Path | None:
 
 
 def _read(path: Path) -> bytes | None:
-    from PIL import Image
-    from PIL import UnidentifiedImageError
+    """The entry, when it is a whole PNG (its signature first, its IEND chunk last); else None.
 
+    Entries are replaced atomically, so a cut or foreign file is damage from outside: rendered again.
+    """
     try:
         png = path.read_bytes()
-        with Image.open(io.BytesIO(png)) as image:
-            image.verify()
-    except (OSError, UnidentifiedImageError, SyntaxError):
+    except OSError:
         return None
-    return png
+    return png if png.startswith(_PNG_SIGNATURE) and png.endswith(_PNG_END) else None
+
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_PNG_END = b"IEND\xaeB`\x82"
 
 
 def _write(path: Path, png: bytes) -> None:

@@ -42,7 +42,8 @@ def pytest_addoption(parser):
 
 
 def run(pytester: pytest.Pytester, *args: str, cache: bool = False) -> pytest.RunResult:
-    options = ("--tcab-suite=suite", "--tcab-run=good", "--tcab-out=out", "-W", "always::pytest.PytestWarning")
+    options = ("--tcab-suite=suite", "--tcab-run=good", "--tcab-out=out", "-W", "always::pytest.PytestWarning",
+               "-p", "no:benchmark")  # our warning shown, not raised; pytest-benchmark's under xdist left out
     return pytester.runpytest(*(() if cache else ("-p", "no:cacheprovider")), *options, *args)
 
 

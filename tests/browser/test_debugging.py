@@ -4,6 +4,9 @@ debugging options and their ini twins, and pytest-playwright's options beside ou
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -121,6 +124,20 @@ def test_headed_without_a_display_fails_browser_items_saying_so(pytester: pytest
     result.assert_outcomes(passed=1, failed=2, skipped=1)
     result.stdout.fnmatch_lines([f"*{NO_DISPLAY}*"])
     assert "Traceback" not in result.stdout.str()
+
+
+@pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="no xvfb-run (scripts/bootstrap installs xvfb)")
+def test_headed_chromium_drives_the_items_on_a_display(pytester: pytest.Pytester) -> None:
+    """Headed, slowed down and traced, in a virtual display: the confined browser still reaches its
+    display (X11's socket file, which the network namespace leaves alone) and the checks pass."""
+    project(pytester, "good")
+    pytester.makeini("[pytest]\n")
+    done = subprocess.run(["xvfb-run", "-a", sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                           "--tcab-suite=suite", "--tcab-run=good", "--tcab-out=out", "--tcab-headed",
+                           "--tcab-slowmo=20"], cwd=pytester.path, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert {view: item["similarity"] for view, item in checks(pytester).items()} == {"title": 1.0, "play": 1.0}
 
 
 def test_debugging_options_their_ini_twins_and_pytest_playwright_defaults(pytester: pytest.Pytester) -> None:

@@ -470,6 +470,27 @@ class BrowserSession:
                 self._clean(lent)
                 return
 
+    def _clean(self, lent: _Lent) -> None:
+        """Close the context's pages, drop its cookies and clear every origin its pages reached;
+        a context that cannot be cleaned (a crashed renderer, say) is closed and never lent again."""
+        from playwright.sync_api import Error
+
+        try:
+            for page in lent.context.pages:
+                if page is not lent.janitor_page:
+                    page.close()
+            lent.context.clear_cookies()
+            for origin in sorted(lent.origins):
+                lent.janitor.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+            lent.origins.clear()
+        except Error:
+            for key in [key for key, kept in self._pool.items() if kept is lent]:
+                del self._pool[key]
+            try:
+                lent.context.close()
+            except Error:
+                pass  # the browser itself is gone: the next item says so
+
     def _lend(self, key: tuple[str, tuple[int, int], Setup | None], scope: ItemScope) -> _Lent:
         lent = self._pool.pop(key, None)
         if lent is None:
@@ -518,24 +539,19 @@ class BrowserSession:
                 lent.chunk = False
                 folder = scope.folder() if keep else None
                 path = None if folder is None else folder / ("trace.zip" if not traces else f"trace-{len(traces) + 1}.zip")
-                if path is not None:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    traces.append(str(path))
-                lent.context.tracing.stop_chunk(path=path)
+                try:
+                    if path is not None:
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                    lent.context.tracing.stop_chunk(path=path)
+                    if path is not None:
+                        traces.append(str(path))
+                except Error:
+                    pass  # a crashed context has no trace to give; the item's failure says why
             self._clean(lent)
         if traces:
             scope.kept["trace"] = traces[0]
             if len(traces) > 1:
                 scope.kept["traces"] = traces
-
-    def _clean(self, lent: _Lent) -> None:
-        for page in lent.context.pages:
-            if page is not lent.janitor_page:
-                page.close()
-        lent.context.clear_cookies()
-        for origin in sorted(lent.origins):
-            lent.janitor.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
-        lent.origins.clear()
 
     def close(self) -> None:
         """Close the browser, stop the driver, remove the scratch directory; safe to call twice."""

@@ -9,11 +9,7 @@ run item's.
 from __future__ import annotations
 
 import io
-import warnings
-from collections.abc import Generator
 from collections.abc import Iterator
-from concurrent.futures import Future
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -200,12 +196,7 @@ class CheckItem(RunItem, BrowserFunction):
         return png
 
     def _write_media(self, expected_png: bytes, actual_png: bytes, comparison: Comparison) -> dict[str, str]:
-        """`checks/<view>__{expected,actual,diff}.png` under the run's output folder.
-
-        The diff image is drawn and encoded on a writer thread (numpy and zlib leave the GIL),
-        while the next item drives the browser; the session waits for it before it ends, so
-        results.json and report.html never name a file that is not there yet.
-        """
+        """`checks/<view>__{expected,actual,diff}.png` under the run's output folder."""
         folder = self.run.out_dir / "checks"
         folder.mkdir(parents=True, exist_ok=True)
         paths = {
@@ -214,35 +205,9 @@ class CheckItem(RunItem, BrowserFunction):
         }
         paths["expected"].write_bytes(expected_png)
         paths["actual"].write_bytes(actual_png)
-        writer, pending = _media_writer(self.config)
-        pending.append(writer.submit(_save_diff, comparison, paths["diff"]))
+        # Mostly flat grey: zlib's fastest level makes it as small, in a third of the time.
+        comparison.diff_image().save(paths["diff"], format="PNG", compress_level=1)
         return {name: str(path) for name, path in paths.items()}
-
-
-def _save_diff(comparison: Comparison, path: Path) -> None:
-    comparison.diff_image().save(path, format="PNG", compress_level=1)  # mostly flat grey: level 1 is as small
-
-
-_writer_key = pytest.StashKey[tuple[ThreadPoolExecutor, list["Future[None]"]]]()
-
-
-def _media_writer(config: pytest.Config) -> tuple[ThreadPoolExecutor, list[Future[None]]]:
-    """The session's diff writer and what it was given."""
-    if _writer_key not in config.stash:
-        config.stash[_writer_key] = (ThreadPoolExecutor(max_workers=1, thread_name_prefix="tcab-media"), [])
-    return config.stash[_writer_key]
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_sessionfinish(session: pytest.Session) -> Generator[None, None, None]:
-    """Every diff image written before anything reports on the run (results.json, report.html)."""
-    if _writer_key in session.config.stash:
-        writer, pending = session.config.stash[_writer_key]
-        del session.config.stash[_writer_key]
-        writer.shutdown(wait=True)
-        for failed in filter(None, (future.exception() for future in pending)):
-            warnings.warn(pytest.PytestWarning(f"a check's diff image could not be written: {failed}"), stacklevel=1)
-    return (yield)
 
 
 @dataclass(frozen=True)

@@ -342,8 +342,9 @@ def test_the_example_run_report_is_self_contained_and_links_nothing(carom_base: 
     found = media_attributes(text)
     assert [value for _, _, value in found if not value.startswith("data:")] == []  # no relative link is left
     tags = [(tag, attribute) for tag, attribute, _ in found]
-    # Two checks' expected/actual/diff, the proof present, a still and its baseline, two clips and their baselines.
-    assert (tags.count(("img", "src")), tags.count(("video", "src")), tags.count(("video", "poster"))) == (9, 4, 4)
+    # Two checks' expected/actual/diff, the proof present, a still and its baseline, two clips and their baselines,
+    # and the page the failed verdict's driver left.
+    assert (tags.count(("img", "src")), tags.count(("video", "src")), tags.count(("video", "poster"))) == (10, 4, 4)
     assert "self-contained: " in text and "left out" not in text
     # The linked form of the same results stays the smaller, the default.
     linked = write_report(carom_base.results(), carom_base.path / "linked", LINKED)

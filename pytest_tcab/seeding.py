@@ -19,6 +19,7 @@ seeded and the item is skipped naming the screenshots it could not render (faile
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -167,9 +168,11 @@ class SeedPlan:
         """The seedable entries of `root` and what each is, looked at once per `listings` memo."""
         listed = self.listings.get(root)
         if listed is None:
+            with os.scandir(root) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
             listed = self.listings[root] = tuple(
-                (path, _kind(root, path)) for path in sorted(root.iterdir())
-                if not path.name.startswith(".") or path.name in KEPT_HIDDEN)
+                (Path(entry.path), _kind(root, entry)) for entry in entries
+                if not entry.name.startswith(".") or entry.name in KEPT_HIDDEN)
         return listed
 
     def add_path(self, path: Path, dest: str, origin: tuple[TomlDocument, KeyPath]) -> None:
@@ -180,11 +183,19 @@ class SeedPlan:
             self.add(Entry(dest, origin, source=path))
 
 
-def _kind(root: Path, path: Path) -> str:
-    """`outside` for a symlink leaving `root`, else `dir`, `file`, or `other` (a problem)."""
-    if not is_inside(root, path):
-        return "outside"
-    return "dir" if path.is_dir() else "file" if path.is_file() else "other"
+def _kind(root: Path, entry: os.DirEntry[str]) -> str:
+    """`outside` for a symlink leaving `root`, else `dir`, `file`, or `other` (a problem).
+
+    Only a symlink can lead anywhere else; any other entry is what the listing says it is."""
+    if entry.is_symlink():
+        path = Path(entry.path)
+        if not is_inside(root, path):
+            return "outside"
+        return "dir" if path.is_dir() else "file" if path.is_file() else "other"
+    try:
+        return "dir" if entry.is_dir(follow_symlinks=False) else "file" if entry.is_file(follow_symlinks=False) else "other"
+    except OSError:
+        return "other"
 
 
 def _show(path: Path, folder: Path) -> str:

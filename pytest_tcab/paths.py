@@ -77,8 +77,11 @@ def is_inside(root: Path, path: Path) -> bool:
 
 
 def _realpath(path: Path) -> str:
-    """`os.path.realpath(path)` through its folder's real path, resolved once per folder."""
-    if path.name in ("", ".", ".."):
+    """`os.path.realpath(path)` through its folder's real path, resolved once per folder.
+
+    A path that climbs with `..` is resolved whole: below a symlink loop, realpath leaves the
+    rest unresolved, and resolving the folder first would follow a link the whole path never reaches."""
+    if path.name in ("", ".", "..") or ".." in path.parts:
         return os.path.realpath(path)
     return _real_below(_real_root(str(path.parent)), (path.name,))
 

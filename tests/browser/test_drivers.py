@@ -312,7 +312,9 @@ def test_the_example_run_media_sit_beside_their_committed_baselines(carom_base: 
     for clip in ("spin.stationary__straight.webm", "scoring.point__goal.webm"):
         probe = ffprobe(observed / clip)
         assert [(s["codec_type"], s["width"], s["height"]) for s in probe["streams"]] == [("video", 1280, 720)]
-        assert float(probe["format"]["duration"]) > 1.5  # the real-time replay at the end of the drive
+        # act played in real time: about 100 ticks at 60 Hz (1.7 s); a loaded host can cost a few frames at
+        # either end, but a clip of act is never the instant a still or the validate pass would take
+        assert float(probe["format"]["duration"]) > 1.2
 
 
 def test_the_example_run_clips_open_on_the_game_and_show_their_last_frame_as_poster(carom_base: Session) -> None:

@@ -45,6 +45,13 @@ def _crash_lines(path: str, lineno: int, message: str, lines: list[str]) -> _Cra
 
 _LINES_KEY = "tcab_crash_lines"
 """The serialized report's key for the `--tb=line` lines of a tcab failure (pytest-xdist)."""
+_TEXT_KEY = "tcab_failure_text"
+"""The serialized report's key for the text a `--tb=line` failure leaves out of its representation."""
+
+
+def failure_text(report: pytest.TestReport) -> str:
+    """The failure as written, also when `--tb=line` represents it by its lines alone."""
+    return getattr(report.longrepr, "full_text", None) or report.longreprtext
 
 
 @pytest.hookimpl(wrapper=True)
@@ -53,6 +60,9 @@ def pytest_report_to_serializable(report: pytest.TestReport) -> Generator[None, 
     lines = getattr(getattr(report.longrepr, "reprcrash", None), "lines", None)
     if isinstance(data, dict) and lines:
         data[_LINES_KEY] = list(lines)
+    text = getattr(report.longrepr, "full_text", None)
+    if isinstance(data, dict) and text:
+        data[_TEXT_KEY] = text
     return data
 
 
@@ -64,8 +74,12 @@ def pytest_report_from_serializable(data: dict[str, Any]) -> Generator[None, Any
     crash = getattr(longrepr, "reprcrash", None)
     if lines and isinstance(crash, ReprFileLocation):
         longrepr.reprcrash = _crash_lines(crash.path, crash.lineno, crash.message, list(lines))  # type: ignore[union-attr]
+    text = data.get(_TEXT_KEY)
+    if text and isinstance(longrepr, ReprExceptionInfo):
+        longrepr.full_text = text  # type: ignore[attr-defined]
     if report is not None:
         report.__dict__.pop(_LINES_KEY, None)
+        report.__dict__.pop(_TEXT_KEY, None)
     return report
 
 
@@ -74,14 +88,17 @@ def failure_repr(text: str, location: tuple[Path, int | None], *, summary: str |
     """`text` as the failure; `summary` (its first line) for `-rf`; `lines` (that line) under `--tb=line`.
 
     `lines_only`: the text is left out, for `--tb=line`, where pytest prints the whole failure
-    and then its crash lines.
+    and then its crash lines; it stays readable as `full_text` (see `failure_text`).
     """
     summary = _headline(summary or (text.strip().splitlines() or ["failed"])[0])
     path, line = location
     crash = _crash_lines(str(path), line or 1, summary, lines or [f"{path}:{line or 1}: {summary}"])
     entries = [] if lines_only else [ReprEntryNative([text.rstrip("\n") + "\n"])]
     traceback = ReprTraceback(entries, None, "native")
-    return ReprExceptionInfo(reprtraceback=traceback, reprcrash=crash)
+    info = ReprExceptionInfo(reprtraceback=traceback, reprcrash=crash)
+    if lines_only:
+        info.full_text = text  # type: ignore[attr-defined]
+    return info
 
 
 def _headline(line: str, limit: int = 200) -> str:
@@ -98,9 +115,10 @@ def is_plain(error: BaseException) -> bool:
 
 def item_failure(item: pytest.Item, error: BaseException) -> ReprExceptionInfo:
     """A tcab error raised by `item`, at the item's own location."""
+    lines_only = item.config.getoption("tbstyle") == "line"
     if isinstance(error, ProblemsFound):
-        return problems_repr(error, item_location(item), lines_only=item.config.getoption("tbstyle") == "line")
-    return failure_repr(str(error), item_location(item))
+        return problems_repr(error, item_location(item), lines_only=lines_only)
+    return failure_repr(str(error), item_location(item), lines_only=lines_only)
 
 
 def item_location(item: pytest.Item) -> tuple[Path, int | None]:

@@ -9,6 +9,7 @@ from typing import NoReturn
 import pytest
 
 from pytest_tcab.errors import TcabError
+from pytest_tcab.failures import failure_text
 
 OVER_CEILING = "over-ceiling"
 COUNTED_FAILED = "failed"
@@ -86,8 +87,8 @@ def _over_ceiling_summary(terminalreporter: pytest.TerminalReporter) -> None:
     prefix = f"{OVER_CEILING}: "
     for report in reports:
         # Under xdist the text starts with the worker's header line; the message is the line after.
-        lines = report.longreprtext.splitlines()
-        message = next((line for line in lines if line.startswith(prefix)), report.longreprtext.strip())
+        text = failure_text(report)
+        message = next((line for line in text.splitlines() if line.startswith(prefix)), text.strip())
         terminalreporter.write_line(f"OVER-CEILING {report.nodeid} - {message.removeprefix(prefix)}")
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_tcab.bounded import bound
+from pytest_tcab.failures import failure_text
 from pytest_tcab.outcomes import COUNTED_FAILED
 from pytest_tcab.outcomes import OVER_CEILING
 from pytest_tcab.outcomes import RECORDED
@@ -192,7 +193,7 @@ def _message(report: pytest.TestReport) -> str:
         return str(report.longrepr[2]).removeprefix("Skipped: ")
     if hasattr(report, "wasxfail"):
         return str(report.wasxfail)
-    return bound(report.longreprtext.strip())
+    return bound(failure_text(report).strip())
 
 
 _VERDICT_WORDS = {"passed": "pass", "failed": "fail", "skipped": "left for the reviewer", "excluded": "fail"}

@@ -4,6 +4,7 @@ problem, also under pytest-xdist; nothing of it outside GitHub Actions."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -185,3 +186,21 @@ def test_a_performance_run_summary_lists_fuel_per_case(pytester: pytest.Pytester
     text = summary.read_text()
     assert f"- performance: {fuel:,} fuel (wasmtime " in text
     assert f"| case | fuel | ceiling | outcome |\n|---|---:|---:|---|\n| big | {fuel:,} | 100,000 | passed |\n" in text
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_tb_line_prints_a_run_failure_as_one_line_and_results_keep_it_whole(pytester: pytest.Pytester,
+                                                                           workers: int) -> None:
+    definition_run(pytester.path)
+    game = (pytester.path / "suite/versions/v1.0.0/test-cases/game.toml").read_text().splitlines()
+    step = next(number for number, line in enumerate(game, 1) if line.startswith("typecheck = "))
+    result = run(pytester, workers, *RUN_ARGS, "--tb=line")
+    failures = result.outlines[result.outlines.index(next(line for line in result.outlines if "FAILURES" in line)) + 1:]
+    failures = [line for line in failures[:failures.index(next(line for line in failures if line.startswith("---")))]
+                if not line.startswith("[gw")]  # pytest-xdist's worker header
+    assert failures == [f"{pytester.path}/suite/versions/v1.0.0/test-cases/game.toml:{step}: typecheck failed: "
+                        "`echo 'src/main.ts(3,7): error TS2322: not a number' >&2; exit 2` exited 2: a failing "
+                        "typecheck rates the run broken"]
+    (only,) = json.loads((pytester.path / "out/results.json").read_text())["runs"]
+    typecheck = next(item for item in only["items"] if item["nodeid"].endswith("::toolchain[typecheck]"))
+    assert typecheck["message"].endswith("src/main.ts(3,7): error TS2322: not a number")

@@ -8,9 +8,7 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import marshal
-import os
 import re
-import tempfile
 import threading
 from bisect import bisect_right
 from collections.abc import Callable
@@ -22,6 +20,7 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
+from pytest_tcab.caches import write_atomically
 from pytest_tcab.errors import TcabError
 
 _LINE_HELPER = "__tcab_line__"
@@ -161,22 +160,16 @@ class CodeCache:
         return code if isinstance(code, CodeType) else None
 
     def write(self, source: str, code: CodeType) -> None:
-        """Atomically, so a concurrent reader (another xdist worker) never sees half a file."""
+        """The marshalled code behind a magic and its digest, so a damaged entry is recognised when read."""
         path = self._path(source)
         if path is None:
             return
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        except OSError:
-            return  # a cache that cannot be written only costs the next session a compile
         body = marshal.dumps(code)
         try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(self.MAGIC + b" " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
-            os.replace(tmp, path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(path, self.MAGIC + b" " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
         except OSError:
-            Path(tmp).unlink(missing_ok=True)
+            return  # a cache that cannot be written only costs the next session a compile
 
     def _path(self, source: str) -> Path | None:
         if self.folder is None:

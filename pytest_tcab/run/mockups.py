@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from pytest_tcab.caches import write_atomically
 
 CACHE_FOLDER = "tcab-mockups"
 
@@ -92,14 +92,7 @@ _PNG_END = b"IEND\xaeB`\x82"
 
 
 def _write(path: Path, png: bytes) -> None:
-    """Atomically, so a concurrent reader (another xdist worker) never sees half a file."""
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        write_atomically(path, png)
     except OSError:
         return  # a cache that cannot be written only costs the next session a render
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(png)
-        os.replace(tmp, path)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)

@@ -6,9 +6,7 @@ import ctypes
 import hashlib
 import json
 import math
-import os
 import platform
-import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +20,7 @@ from typing import Self
 import wasmtime
 
 from pytest_tcab.bounded import bound
+from pytest_tcab.caches import write_atomically
 from pytest_tcab.run.wasm_memory import CappedMemories
 from pytest_tcab.run.wasm_memory import MemoryBudget
 
@@ -491,13 +490,6 @@ def _cause(text: str) -> str:
 
 
 def _write_cache(cache_file: Path, payload: bytes) -> None:
-    """Write atomically, so a concurrent reader (another xdist worker) never sees half a file."""
+    """The payload behind a magic and its digest, so a damaged entry is recognised when read."""
     cache_file.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=cache_file.parent, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(_CACHE_MAGIC + hashlib.sha256(payload).digest() + payload)
-        os.replace(tmp, cache_file)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(cache_file, _CACHE_MAGIC + hashlib.sha256(payload).digest() + payload)

@@ -13,7 +13,6 @@ here is imported.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Generator
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +27,7 @@ from pytest_tcab.run.media import base64_text
 from pytest_tcab.run.media import embeddable
 from pytest_tcab.run.media import is_video
 from pytest_tcab.run.media import mime_type
+from pytest_tcab.run.media import page_link
 
 PICTURE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 HTML_PATH_DEST = "htmlpath"
@@ -88,7 +88,7 @@ def _extra(path: str, name: str, report_dir: Path) -> dict[str, Any]:
     """The medium as a pytest-html extra: its content in base64, or a link when it is too large."""
     content = embeddable(path, EMBED_LIMIT)
     if isinstance(content, str):
-        link: dict[str, Any] = extras.url(_relative(path, report_dir), name=f"{name} (not embedded: {content})")
+        link: dict[str, Any] = extras.url(page_link(path, report_dir), name=f"{name} (not embedded: {content})")
         return link
     kind, extension = mime_type(path), Path(path).suffix.lstrip(".").lower()
     if is_video(path):
@@ -97,10 +97,4 @@ def _extra(path: str, name: str, report_dir: Path) -> dict[str, Any]:
     image: dict[str, Any] = extras.image(base64_text(content), name=name, mime_type=kind, extension=extension)
     return image
 
-
-def _relative(path: str, report_dir: Path) -> str:
-    try:
-        return Path(os.path.relpath(path, report_dir)).as_posix()
-    except ValueError:  # another drive on Windows
-        return Path(path).as_uri()
 

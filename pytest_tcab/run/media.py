@@ -10,6 +10,7 @@ medium past `EMBED_LIMIT` is left out, and the report says so.
 from __future__ import annotations
 
 import base64
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -89,6 +90,18 @@ def embeddable(path: str | Path, limit: int = EMBED_LIMIT) -> bytes | str:
         return target.read_bytes()
     except OSError as error:
         return f"the file cannot be read ({error.strerror})"
+
+
+def page_link(path: str | Path, page_dir: Path) -> str:
+    """`path` as a page in `page_dir` reaches it: relative and POSIX (items record media by
+    absolute path), or a `file:` URI where no relative path leads (another drive on Windows)."""
+    target = Path(path)
+    if not target.is_absolute():
+        return target.as_posix()
+    try:
+        return Path(os.path.relpath(target, page_dir)).as_posix()
+    except ValueError:
+        return target.as_uri()
 
 
 def base64_text(content: bytes) -> str:

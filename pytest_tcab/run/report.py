@@ -10,7 +10,6 @@ a build wrote has no size of its own; one left out is named in its place, with w
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from collections.abc import Iterable
 from html import escape
@@ -24,6 +23,7 @@ from pytest_tcab.run.media import base64_text
 from pytest_tcab.run.media import embeddable
 from pytest_tcab.run.media import is_video
 from pytest_tcab.run.media import mime_type
+from pytest_tcab.run.media import page_link
 from pytest_tcab.run.media import size_text
 
 REPORT_FILE = "report.html"
@@ -168,7 +168,7 @@ class Media:
 
     def missing(self, path: str) -> str:
         """What stands in place of a medium the page left out: why, and where the medium is."""
-        where = _relative(path, self.out_dir)
+        where = page_link(path, self.out_dir)
         return (f'<div class="missing">not embedded: {_e(self.left_out.get(path, "?"))}; it is '
                 f"<code>{_e(where)}</code> in the results folder</div>")
 
@@ -309,21 +309,9 @@ def _table(headers: Iterable[str], rows: Iterable[Iterable[str]],
 
 
 def _href(path: str, out_dir: Path) -> str:
-    """`path` as a URL relative to the report (items record media by absolute path)."""
-    target = Path(path)
-    if target.is_absolute():
-        try:
-            target = Path(os.path.relpath(target, out_dir))
-        except ValueError:  # another drive on Windows: only an absolute URL reaches it
-            return _e(target.as_uri())
-    return _e(quote(target.as_posix()))
-
-
-def _relative(path: str, out_dir: Path) -> str:
-    try:
-        return os.path.relpath(path, out_dir) if Path(path).is_absolute() else path
-    except ValueError:
-        return path
+    """`path` as the report's escaped URL."""
+    link = page_link(path, out_dir)
+    return _e(link if link.startswith("file:") else quote(link))
 
 
 def _media(path: str | None, label: str, media: Media, kind: str | None = None, poster: str | None = None) -> str:

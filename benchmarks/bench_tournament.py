@@ -22,14 +22,14 @@ from pathlib import Path
 
 import wasmtime
 
-from pytest_tcab.run.referee import Referee
-from pytest_tcab.run.tournament import Entrant
-from pytest_tcab.run.tournament import Rules
-from pytest_tcab.run.tournament import Tournament
-from pytest_tcab.run.tournament import standings
-from pytest_tcab.run.tournament import standings_table
-from pytest_tcab.run.wasm import LoadedModule
-from pytest_tcab.run.wasm import WasmRunner
+from pytest_tcab.run.wasm.referee import Referee
+from pytest_tcab.run.wasm.runner import LoadedModule
+from pytest_tcab.run.wasm.runner import WasmRunner
+from pytest_tcab.run.wasm.tournament import Entrant
+from pytest_tcab.run.wasm.tournament import Rules
+from pytest_tcab.run.wasm.tournament import Tournament
+from pytest_tcab.run.wasm.tournament import standings
+from pytest_tcab.run.wasm.tournament import standings_table
 
 SUITE = Path(__file__).resolve().parent.parent / "example-suite"
 DUEL = SUITE / "versions/v1.0.0/duel"

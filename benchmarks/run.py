@@ -289,12 +289,12 @@ def template_cache(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
 
 @group("imagediff")
 def image_diff(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
-    """pytest_tcab.run.imagediff against the pixelmatch package on the same 1280x720 pairs."""
+    """pytest_tcab.run.browser.imagediff against the pixelmatch package on the same 1280x720 pairs."""
     import numpy as np
     from PIL import Image
     from PIL import ImageDraw
 
-    from pytest_tcab.run.imagediff import compare
+    from pytest_tcab.run.browser.imagediff import compare
 
     try:
         from pixelmatch.contrib.PIL import pixelmatch
@@ -324,7 +324,7 @@ def wasm(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
     """The fuel-metered, epoch-bounded run against a bare wasmtime call; cached load against compile."""
     import wasmtime
 
-    from pytest_tcab.run.wasm import WasmRunner
+    from pytest_tcab.run.wasm.runner import WasmRunner
 
     module_file = tmp / "wasteful.wasm"
     module_file.write_bytes(bytes(wasmtime.wat2wasm((REPO / "tests/wasm/modules/wasteful.wat").read_text())))
@@ -425,9 +425,9 @@ def browser(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
     Both sides alternate in pairs; the figures are medians over every item of every pair."""
     from playwright.sync_api import sync_playwright
 
-    from pytest_tcab.run.browser import LAUNCH_ARGS
-    from pytest_tcab.run.browser import find_chromium
-    from pytest_tcab.run.serve import StaticServer
+    from pytest_tcab.run.browser.serve import StaticServer
+    from pytest_tcab.run.browser.session import LAUNCH_ARGS
+    from pytest_tcab.run.browser.session import find_chromium
 
     chromium = find_chromium(None)
     if chromium is None:

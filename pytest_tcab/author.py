@@ -64,7 +64,7 @@ class ManifestFile(CaseFile):
         if self.config.getoption("tcab_reference"):
             yield from self._reference_runs(resolution.case)
         if self.config.getoption("tcab_capture_baselines"):
-            from pytest_tcab.run.baselines import baseline_items
+            from pytest_tcab.run.judge.baselines import baseline_items
 
             yield from baseline_items(self, resolution.case)
 
@@ -73,8 +73,8 @@ class ManifestFile(CaseFile):
 
     def _reference_runs(self, case: CaseVersion) -> Iterator[pytest.Collector]:
         """`--tcab-reference`: each variant's reference implementation, validated as a run."""
-        from pytest_tcab.run.context import ReferenceRun
-        from pytest_tcab.run.context import reference_context
+        from pytest_tcab.run.collect import ReferenceRun
+        from pytest_tcab.run.collect import reference_context
 
         for variant in case.variants:
             if variant.reference_implementation is None:

@@ -77,7 +77,7 @@ def title(item: pytest.Item) -> str:
     """`pong@v2.0.0 resolve[base]` for an author item, `pong@v2.0.0#base (carom-base) check[title]` for a run item."""
     run = getattr(item, "run", None)
     if run is not None and hasattr(run, "run_properties"):
-        from pytest_tcab.run.results import run_heading
+        from pytest_tcab.run.report.results import run_heading
 
         return f"{run_heading(run.run_properties())} {item.name}"
     from pytest_tcab.items import header

@@ -24,7 +24,7 @@ from pytest_tcab.session import experimental_allowed
 from pytest_tcab.session import run_dirs
 
 # Feature modules that are plugins of their own (hooks and fixtures beside the code they serve).
-pytest_plugins = ["pytest_tcab.failures", "pytest_tcab.github", "pytest_tcab.outcomes", "pytest_tcab.selection", "pytest_tcab.run.browser", "pytest_tcab.run.reports"]
+pytest_plugins = ["pytest_tcab.failures", "pytest_tcab.github", "pytest_tcab.outcomes", "pytest_tcab.selection", "pytest_tcab.run.browser.session", "pytest_tcab.run.report.junit"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,7 +51,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if root is not None and not root.is_dir():
         raise pytest.UsageError(f"{SUITE_OPTION}: {root} is not a directory")
     if config.getoption("tcab_merge"):
-        from pytest_tcab.run.merge import Merge
+        from pytest_tcab.run.report.merge import Merge
 
         config.pluginmanager.register(Merge(config, _out_dir(config)), "tcab-merge")
         return  # the session merges shards' results: it collects and runs nothing
@@ -60,22 +60,22 @@ def pytest_configure(config: pytest.Config) -> None:
 
         matrix.configure(config)
     elif run_dir is not None or config.getoption("tcab_reference"):
-        from pytest_tcab.run.results import ResultsRecorder
-        from pytest_tcab.run.results import results_key
+        from pytest_tcab.run.report.results import ResultsRecorder
+        from pytest_tcab.run.report.results import results_key
 
         recorder = ResultsRecorder(config, _out_dir(config))
         config.stash[results_key] = recorder
         config.pluginmanager.register(recorder, "tcab-results")
         if config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None):
-            from pytest_tcab.run import html_extras
+            from pytest_tcab.run.report import html_extras
 
             config.pluginmanager.register(html_extras, "tcab-html-extras")  # run items' media in pytest-html
     if run_dir is not None or config.getoption("tcab_reference") or config.getoption("tcab_capture_baselines"):
-        from pytest_tcab.run.snapshot import register
+        from pytest_tcab.run.build.snapshot import register
 
         register(config)  # checks at the end that no build changed the suite
     if config.getoption("tcab_capture_baselines"):
-        from pytest_tcab.run.baselines import BaselineRecorder
+        from pytest_tcab.run.judge.baselines import BaselineRecorder
 
         config.pluginmanager.register(BaselineRecorder(config), "tcab-baselines")
     _choose_args(config, root, run_dir)
@@ -127,8 +127,8 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
     runs = run_dirs(parent.config)
     if runs:
         if path.resolve() == runs[0].resolve():
-            from pytest_tcab.run.context import RunDirectory
-            from pytest_tcab.run.context import fs_nodeid
+            from pytest_tcab.run.collect import RunDirectory
+            from pytest_tcab.run.collect import fs_nodeid
 
             return RunDirectory.from_parent(parent, path=path, nodeid=fs_nodeid(parent.config, path))
         return None
@@ -139,8 +139,8 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if run_dirs(parent.config):
         # Run mode collects the run alone; a run without run.toml lives under its case's manifest.
-        from pytest_tcab.run.context import RunToml
-        from pytest_tcab.run.context import run_anchor
+        from pytest_tcab.run.collect import RunToml
+        from pytest_tcab.run.collect import run_anchor
 
         if file_path.name.endswith(".toml") and run_anchor(parent.config, file_path):
             return RunToml.from_parent(parent, path=file_path)

@@ -61,7 +61,7 @@ from pytest_tcab.prompts import engine_docs_dest
 from pytest_tcab.prompts import specification_dest
 from pytest_tcab.resolve.common import where
 from pytest_tcab.resolve.paths import dest_escapes
-from pytest_tcab.run.context import RunSpec
+from pytest_tcab.run.spec import RunSpec
 from pytest_tcab.session import experimental_allowed
 from pytest_tcab.session import suite_for
 from pytest_tcab.suite import FoundDefinition
@@ -361,11 +361,11 @@ def write_plan(plan: SeedPlan, out: Path) -> tuple[list[str], list[Entry]]:
 
 def render_mockups(request: pytest.FixtureRequest, folder: Path, mockups: list[Entry], out: Path) -> str | None:
     """Screenshot each mockup into `out` with the session's browser; the reason when there is none."""
-    from pytest_tcab.run.browser import DEFAULT_VIEWPORT
-    from pytest_tcab.run.browser import NO_BROWSER_REASON
-    from pytest_tcab.run.browser import find_chromium
-    from pytest_tcab.run.driving import render_mockup
-    from pytest_tcab.run.serve import StaticServer
+    from pytest_tcab.run.browser.driving import render_mockup
+    from pytest_tcab.run.browser.serve import StaticServer
+    from pytest_tcab.run.browser.session import DEFAULT_VIEWPORT
+    from pytest_tcab.run.browser.session import NO_BROWSER_REASON
+    from pytest_tcab.run.browser.session import find_chromium
 
     if find_chromium(request.config.getoption("tcab_chromium", None)) is None:
         return NO_BROWSER_REASON

@@ -43,7 +43,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def label(config: pytest.Config, item: pytest.Item) -> None:
-    from pytest_tcab.run.browser import BrowserFunction
+    from pytest_tcab.run.browser.session import BrowserFunction
 
     kind = str(getattr(item, "kind", "") or item.name.partition("[")[0])
     words = {"tcab", f"tcab_{kind}"}

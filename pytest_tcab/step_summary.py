@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pytest_tcab.run.report import OUTCOME_ORDER
-from pytest_tcab.run.results import run_heading
-from pytest_tcab.run.results import summary_lines
+from pytest_tcab.run.report.html import OUTCOME_ORDER
+from pytest_tcab.run.report.results import run_heading
+from pytest_tcab.run.report.results import summary_lines
 
 MAX_FAILURES = 30
 """Failures listed per section; the rest are counted."""

@@ -4,6 +4,7 @@ the lookup of a case by `SLUG[@VERSION][#VARIANT][:ENGINE]` across both layouts.
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cached_property
@@ -29,8 +30,6 @@ from pytest_tcab.resolve.manifest import ERRATA_FILE
 from pytest_tcab.resolve.manifest import Resolution
 from pytest_tcab.resolve.manifest import catalog_type
 from pytest_tcab.resolve.manifest import resolve_version
-from pytest_tcab.resolve.suite import SlugIndex
-from pytest_tcab.resolve.suite import build_slug_index
 from pytest_tcab.toml import Loaded
 from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import load
@@ -254,3 +253,32 @@ def _config_path_problems(doc, root: Path, config: SuiteConfig) -> list[Problem]
     for name, package in config.packages.items():
         problems.extend(check_path(doc, root, ("packages", name, "path"), package.path, "dir", "package")[1])
     return problems
+
+
+class SlugIndex:
+    """Which manifest declares which slug, read once per suite and kept per case folder, so
+    each manifest's rules look at its own folder and its own slug, never at the whole catalog."""
+
+    def __init__(self) -> None:
+        self.readable: set[Path] = set()
+        """The manifests that parsed (each manifest's rules load their own document again)."""
+        self.by_folder: dict[Path, dict[Path, str]] = defaultdict(dict)
+        """Case folder -> its versions' manifests -> the slug each declares."""
+        self.by_slug: dict[str, list[Path]] = defaultdict(list)
+        self.definitions: dict[str, list[Path]] = defaultdict(list)
+
+
+def build_slug_index(suite: Suite) -> SlugIndex:
+    index = SlugIndex()
+    for path in suite.manifests:
+        loaded = load(path)
+        if isinstance(loaded, Problem):
+            continue
+        index.readable.add(path)
+        slug = loaded.data.get("slug")
+        if isinstance(slug, str):
+            index.by_folder[path.parent.parent][path] = slug
+            index.by_slug[slug].append(path)
+    for definition in suite.definitions:
+        index.definitions[definition.stem].append(definition)
+    return index

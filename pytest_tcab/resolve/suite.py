@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_tcab.errors import Problem
 from pytest_tcab.models.fields import is_kebab
 from pytest_tcab.toml import TomlDocument
-from pytest_tcab.toml import load
 
 if TYPE_CHECKING:
     from pytest_tcab.suite import Suite
@@ -43,35 +41,6 @@ def slug_problems(suite: Suite, manifest: Path) -> list[Problem]:
                                     f"{definition.relative_to(suite.root)}",
                                     "slugs are unique across the whole suite, both layouts together"))
     return problems
-
-
-class SlugIndex:
-    """Which manifest declares which slug, read once per suite and kept per case folder, so
-    each manifest's rules look at its own folder and its own slug, never at the whole catalog."""
-
-    def __init__(self) -> None:
-        self.readable: set[Path] = set()
-        """The manifests that parsed (each manifest's rules load their own document again)."""
-        self.by_folder: dict[Path, dict[Path, str]] = defaultdict(dict)
-        """Case folder -> its versions' manifests -> the slug each declares."""
-        self.by_slug: dict[str, list[Path]] = defaultdict(list)
-        self.definitions: dict[str, list[Path]] = defaultdict(list)
-
-
-def build_slug_index(suite: Suite) -> SlugIndex:
-    index = SlugIndex()
-    for path in suite.manifests:
-        loaded = load(path)
-        if isinstance(loaded, Problem):
-            continue
-        index.readable.add(path)
-        slug = loaded.data.get("slug")
-        if isinstance(slug, str):
-            index.by_folder[path.parent.parent][path] = slug
-            index.by_slug[slug].append(path)
-    for definition in suite.definitions:
-        index.definitions[definition.stem].append(definition)
-    return index
 
 
 def definition_slug_problems(suite: Suite, path: Path) -> list[Problem]:

@@ -28,8 +28,8 @@ def pytest_tcab_run_items(run: RunContext, parent: pytest.Collector) -> Iterable
     :param parent: the collector the items belong to (`Item.from_parent(parent, ...)`).
 
     The plugin's own families answer first, in the order of
-    `pytest_tcab.plugin.RUN_FAMILIES`; a family added by a ``conftest.py`` or another
-    plugin follows them. Subclass `pytest_tcab.run.context.RunItem` so an item carries the
+    `pytest_tcab.run.families.RUN_FAMILIES`; a family added by a ``conftest.py`` or another
+    plugin follows them. Subclass `pytest_tcab.run.item.RunItem` so an item carries the
     run's identity into results.json.
 
     Use in conftest plugins: a suite adds a family of its own, for example a check of a file

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 import playwright.sync_api  # noqa: F401
 import pytest
 
-from pytest_tcab.run.browser import NO_BROWSER_REASON
-from pytest_tcab.run.browser import BrowserSession
-from pytest_tcab.run.browser import find_chromium
-from pytest_tcab.run.serve import StaticServer
+from pytest_tcab.run.browser.serve import StaticServer
+from pytest_tcab.run.browser.session import NO_BROWSER_REASON
+from pytest_tcab.run.browser.session import BrowserSession
+from pytest_tcab.run.browser.session import find_chromium
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext

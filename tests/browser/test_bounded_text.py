@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
 from pytest_tcab.bounded import TEXT_LIMIT
-from pytest_tcab.run.reports import QUOTED
+from pytest_tcab.run.report.junit import QUOTED
 from tests.validation import GAUGE_VERSION
 from tests.validation import Session
 from tests.validation import edit

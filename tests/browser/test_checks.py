@@ -15,8 +15,8 @@ import pytest
 from PIL import Image
 from PIL import ImageDraw
 
-import pytest_tcab.run.imagediff  # noqa: F401  (numpy, see above)
-from pytest_tcab.run.browser import NO_BROWSER_REASON
+import pytest_tcab.run.browser.imagediff  # noqa: F401  (numpy, see above)
+from pytest_tcab.run.browser.session import NO_BROWSER_REASON
 
 pytestmark = pytest.mark.browser
 

@@ -14,9 +14,9 @@ from typing import Any
 import playwright.sync_api  # noqa: F401  (loaded once for pytester's in-process runs: see test_checks)
 import pytest
 
-import pytest_tcab.run.imagediff  # noqa: F401
-from pytest_tcab.run.browser import NO_DISPLAY
-from pytest_tcab.run.browser import debug_options
+import pytest_tcab.run.browser.imagediff  # noqa: F401
+from pytest_tcab.run.browser.session import NO_DISPLAY
+from pytest_tcab.run.browser.session import debug_options
 from tests.browser.test_checks import MANIFEST
 from tests.browser.test_checks import edit
 from tests.browser.test_checks import lines

@@ -318,7 +318,7 @@ def test_the_example_run_media_sit_beside_their_committed_baselines(carom_base: 
 
 
 def test_the_example_run_clips_open_on_the_game_and_show_their_last_frame_as_poster(carom_base: Session) -> None:
-    from pytest_tcab.run.imagediff import is_blank
+    from pytest_tcab.run.browser.imagediff import is_blank
 
     observed = carom_base.path / "out/carom-base/validation"
     clips = {item_id: shown for item_id, item in carom_base.items().items() for shown in item["media"]
@@ -337,8 +337,8 @@ def test_the_example_run_clips_open_on_the_game_and_show_their_last_frame_as_pos
 
 
 def test_the_example_run_report_is_self_contained_and_links_nothing(carom_base: Session) -> None:
-    from pytest_tcab.run.report import LINKED
-    from pytest_tcab.run.report import write_report
+    from pytest_tcab.run.report.html import LINKED
+    from pytest_tcab.run.report.html import write_report
 
     text = (carom_base.path / "out/report.html").read_text(encoding="utf-8")
     found = media_attributes(text)

@@ -14,25 +14,25 @@ from typing import TYPE_CHECKING
 import pytest
 from PIL import Image
 
-from pytest_tcab.run.browser import BrowserError
-from pytest_tcab.run.browser import BrowserSession
-from pytest_tcab.run.browser import ChromiumLocation
-from pytest_tcab.run.browser import find_chromium
-from pytest_tcab.run.browser import playwright_chromium
-from pytest_tcab.run.driving import DriveError
-from pytest_tcab.run.driving import DriverRun
-from pytest_tcab.run.driving import OutputSpec
-from pytest_tcab.run.driving import load
-from pytest_tcab.run.driving import perform
-from pytest_tcab.run.driving import render_mockup
-from pytest_tcab.run.driving import Script
-from pytest_tcab.run.driving import run_script
-from pytest_tcab.run.driving import screenshot_png
 from pytest_tcab.models.check import Call
 from pytest_tcab.models.check import Click
 from pytest_tcab.models.check import Hold
 from pytest_tcab.models.check import Key
 from pytest_tcab.models.check import Wait
+from pytest_tcab.run.browser.driving import DriveError
+from pytest_tcab.run.browser.driving import DriverRun
+from pytest_tcab.run.browser.driving import OutputSpec
+from pytest_tcab.run.browser.driving import Script
+from pytest_tcab.run.browser.driving import load
+from pytest_tcab.run.browser.driving import perform
+from pytest_tcab.run.browser.driving import render_mockup
+from pytest_tcab.run.browser.driving import run_script
+from pytest_tcab.run.browser.driving import screenshot_png
+from pytest_tcab.run.browser.session import BrowserError
+from pytest_tcab.run.browser.session import BrowserSession
+from pytest_tcab.run.browser.session import ChromiumLocation
+from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.browser.session import playwright_chromium
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -339,7 +339,7 @@ def test_tcab_browser_fixture_and_override_point(pytester: pytest.Pytester,
             context.close()
         """
     )
-    result = pytester.runpytest_subprocess("-p", "pytest_tcab.run.browser", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-p", "pytest_tcab.run.browser.session", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
 
 

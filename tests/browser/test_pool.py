@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tcab.run.browser import BrowserSession
-from pytest_tcab.run.browser import Debugging
+from pytest_tcab.run.browser.session import BrowserSession
+from pytest_tcab.run.browser.session import Debugging
 
 pytestmark = pytest.mark.browser
 

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 import pytest
 from PIL import Image
 
-from pytest_tcab.run.driving import DriverRun
-from pytest_tcab.run.driving import Expectation
-from pytest_tcab.run.driving import OutputSpec
-from pytest_tcab.run.driving import Script
-from pytest_tcab.run.driving import instrument
-from pytest_tcab.run.driving import load
-from pytest_tcab.run.driving import run_script
+from pytest_tcab.run.browser.driving import DriverRun
+from pytest_tcab.run.browser.driving import Expectation
+from pytest_tcab.run.browser.driving import OutputSpec
+from pytest_tcab.run.browser.driving import Script
+from pytest_tcab.run.browser.driving import instrument
+from pytest_tcab.run.browser.driving import load
+from pytest_tcab.run.browser.driving import run_script
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

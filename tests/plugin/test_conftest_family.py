@@ -10,7 +10,7 @@ from definition_suite import write_definition_suite
 CONFTEST = '''
 import pytest
 
-from pytest_tcab.run.context import RunItem
+from pytest_tcab.run.item import RunItem
 
 
 class LicenseItem(RunItem):

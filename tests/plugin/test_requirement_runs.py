@@ -22,8 +22,8 @@ from definition_suite import SPEC
 from definition_suite import VERSION
 from definition_suite import write_definition_suite
 
-from pytest_tcab.run.browser import find_chromium
-from pytest_tcab.run.typescript import esbuild
+from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.build.typescript import esbuild
 
 pytestmark = [
     pytest.mark.browser,

@@ -11,14 +11,14 @@ import PIL.Image
 import pytest
 import soundfile
 
-from pytest_tcab.run.asset_formats import Audio
-from pytest_tcab.run.asset_formats import Gltf
-from pytest_tcab.run.asset_formats import Image
-from pytest_tcab.run.asset_formats import Midi
-from pytest_tcab.run.asset_formats import ParticleSystem
-from pytest_tcab.run.asset_formats import Unreadable
-from pytest_tcab.run.asset_formats import VoxelModel
-from pytest_tcab.run.asset_formats import format_for
+from pytest_tcab.run.assets.formats import Audio
+from pytest_tcab.run.assets.formats import Gltf
+from pytest_tcab.run.assets.formats import Image
+from pytest_tcab.run.assets.formats import Midi
+from pytest_tcab.run.assets.formats import ParticleSystem
+from pytest_tcab.run.assets.formats import Unreadable
+from pytest_tcab.run.assets.formats import VoxelModel
+from pytest_tcab.run.assets.formats import format_for
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "example-suite"
 ASSETS = EXAMPLE / "versions/v1.0.0/assets"

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from pytest_tcab.bounded import TEXT_LIMIT
-from pytest_tcab.run.build import KILL_GRACE_S
-from pytest_tcab.run.build import build_static
-from pytest_tcab.run.build import prepare_workdir
-from pytest_tcab.run.build import run_command
-from pytest_tcab.run.sandbox import INNER_WORKDIR
-from pytest_tcab.run.sandbox import Sandbox
-from pytest_tcab.run.sandbox import home_for
-from pytest_tcab.run.sandbox import visible_path
+from pytest_tcab.run.build.sandbox import INNER_WORKDIR
+from pytest_tcab.run.build.sandbox import Sandbox
+from pytest_tcab.run.build.sandbox import home_for
+from pytest_tcab.run.build.sandbox import visible_path
+from pytest_tcab.run.build.steps import KILL_GRACE_S
+from pytest_tcab.run.build.steps import build_static
+from pytest_tcab.run.build.steps import prepare_workdir
+from pytest_tcab.run.build.steps import run_command
 
 BWRAP = Sandbox(shutil.which("bwrap"), "install")
 UNSANDBOXED = Sandbox(None, "install")

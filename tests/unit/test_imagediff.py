@@ -10,8 +10,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from pytest_tcab.run.imagediff import compare
-from pytest_tcab.run.imagediff import is_blank
+from pytest_tcab.run.browser.imagediff import compare
+from pytest_tcab.run.browser.imagediff import is_blank
 
 WIDTH = 64
 HEIGHT = 48

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from pytest_tcab.run.context import RUN_FAMILIES
+from pytest_tcab.run.families import RUN_FAMILIES
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pytest_tcab"
 
@@ -75,4 +75,4 @@ def test_the_run_context_imports_no_family() -> None:
 
 
 def test_the_graph_sees_lazy_imports() -> None:
-    assert "pytest_tcab.run.build" in GRAPH["pytest_tcab.run.context"]  # imported inside RunContext.build
+    assert "pytest_tcab.run.build.steps" in GRAPH["pytest_tcab.run.context"]  # imported inside RunContext.build

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from pytest_tcab.run.mockups import cached_render
+from pytest_tcab.run.browser.mockups import cached_render
 
 
 def _png(colour: str) -> bytes:

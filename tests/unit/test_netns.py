@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tcab.run import netns
-from pytest_tcab.run.serve import StaticServer
-from pytest_tcab.run.serve import on_start
+from pytest_tcab.run.browser import netns
+from pytest_tcab.run.browser.serve import StaticServer
+from pytest_tcab.run.browser.serve import on_start
 
 
 def test_no_bwrap_is_one_clear_reason(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

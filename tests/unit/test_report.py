@@ -8,8 +8,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from pytest_tcab.run.report import REPORT_FILE
-from pytest_tcab.run.report import write_report
+from pytest_tcab.run.report.html import REPORT_FILE
+from pytest_tcab.run.report.html import write_report
 
 HOSTILE = "<script>alert('x')</script>"
 

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from pytest_tcab.run import report
-from pytest_tcab.run.report import LINKED
-from pytest_tcab.run.report import SELF_CONTAINED
-from pytest_tcab.run.report import Media
-from pytest_tcab.run.report import render
-from pytest_tcab.run.report import write_report
+from pytest_tcab.run.report import html as report
+from pytest_tcab.run.report.html import LINKED
+from pytest_tcab.run.report.html import SELF_CONTAINED
+from pytest_tcab.run.report.html import Media
+from pytest_tcab.run.report.html import render
+from pytest_tcab.run.report.html import write_report
 from tests.html_reports import media_attributes
 
 

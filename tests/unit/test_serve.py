@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tcab.run.serve import StaticServer
+from pytest_tcab.run.browser.serve import StaticServer
 
 REFUSED = (400, 403, 404)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tcab.run.wasm import WasmRunner
+from pytest_tcab.run.wasm.runner import WasmRunner
 
 MODULES = Path(__file__).parent / "modules"
 

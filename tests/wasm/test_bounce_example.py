@@ -17,9 +17,9 @@ from pytest_tcab.models.performance import Contract
 from pytest_tcab.models.performance import PerfBuild
 from pytest_tcab.models.performance import PerfCase
 from pytest_tcab.models.performance import Sandbox
-from pytest_tcab.run.wasm import RunResult
-from pytest_tcab.run.wasm import WasmRunner
-from pytest_tcab.run.wasm import answers_match
+from pytest_tcab.run.wasm.runner import RunResult
+from pytest_tcab.run.wasm.runner import WasmRunner
+from pytest_tcab.run.wasm.runner import answers_match
 
 pytestmark = pytest.mark.wasm
 

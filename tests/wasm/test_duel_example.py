@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import wasmtime
 
-from pytest_tcab.run.referee import Referee
-from pytest_tcab.run.tournament import Entrant
-from pytest_tcab.run.tournament import Rules
-from pytest_tcab.run.tournament import play_match
-from pytest_tcab.run.wasm import WasmRunner
+from pytest_tcab.run.wasm.referee import Referee
+from pytest_tcab.run.wasm.runner import WasmRunner
+from pytest_tcab.run.wasm.tournament import Entrant
+from pytest_tcab.run.wasm.tournament import Rules
+from pytest_tcab.run.wasm.tournament import play_match
 
 pytestmark = pytest.mark.wasm
 

@@ -20,8 +20,8 @@ import pytest
 
 from pytest_tcab.plugin import WASM_CACHE_OPTION
 from pytest_tcab.plugin import WASM_TIMEOUT_OPTION
-from pytest_tcab.run.perf import FUEL_PROPERTY
-from pytest_tcab.run.wasm import wasmtime_version
+from pytest_tcab.run.wasm.performance import FUEL_PROPERTY
+from pytest_tcab.run.wasm.runner import wasmtime_version
 
 pytestmark = pytest.mark.wasm
 

@@ -13,16 +13,16 @@ from pathlib import Path
 import pytest
 import wasmtime
 
-from pytest_tcab.run.referee import Referee
-from pytest_tcab.run.referee import RefereeFailed
-from pytest_tcab.run.tournament import Entrant
-from pytest_tcab.run.tournament import Rules
-from pytest_tcab.run.tournament import Tournament
-from pytest_tcab.run.tournament import bracket
-from pytest_tcab.run.tournament import play_match
-from pytest_tcab.run.tournament import round_robin
-from pytest_tcab.run.tournament import standings
-from pytest_tcab.run.wasm import WasmRunner
+from pytest_tcab.run.wasm.referee import Referee
+from pytest_tcab.run.wasm.referee import RefereeFailed
+from pytest_tcab.run.wasm.runner import WasmRunner
+from pytest_tcab.run.wasm.tournament import Entrant
+from pytest_tcab.run.wasm.tournament import Rules
+from pytest_tcab.run.wasm.tournament import Tournament
+from pytest_tcab.run.wasm.tournament import bracket
+from pytest_tcab.run.wasm.tournament import play_match
+from pytest_tcab.run.wasm.tournament import round_robin
+from pytest_tcab.run.wasm.tournament import standings
 
 pytestmark = pytest.mark.wasm
 

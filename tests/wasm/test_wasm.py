@@ -1,4 +1,4 @@
-"""pytest_tcab.run.wasm against real wasmtime: every outcome, the ABI checks, fuel and the cache."""
+"""pytest_tcab.run.wasm.runner against real wasmtime: every outcome, the ABI checks, fuel and the cache."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 import wasmtime
 
-from pytest_tcab.run import wasm
-from pytest_tcab.run.wasm import ModuleRejected
-from pytest_tcab.run.wasm import WasmRunner
-from pytest_tcab.run.wasm import answers_match
-from pytest_tcab.run.wasm import wasmtime_version
+from pytest_tcab.run.wasm import runner as wasm
+from pytest_tcab.run.wasm.runner import ModuleRejected
+from pytest_tcab.run.wasm.runner import WasmRunner
+from pytest_tcab.run.wasm.runner import answers_match
+from pytest_tcab.run.wasm.runner import wasmtime_version
 
 pytestmark = pytest.mark.wasm
 
@@ -333,7 +333,7 @@ def test_run_refuses_budgets_wasmtime_cannot_hold(
 _FUEL_SCRIPT = """
 import sys
 from pathlib import Path
-from pytest_tcab.run.wasm import WasmRunner
+from pytest_tcab.run.wasm.runner import WasmRunner
 with WasmRunner(None) as runner:
     module = runner.load(Path(sys.argv[1]), "simulate")
     result = runner.run(module, "simulate", sys.argv[2].encode(), 10**9, 1.0, 1 << 24, 30.0)

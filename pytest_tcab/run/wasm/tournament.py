@@ -17,12 +17,12 @@ from dataclasses import field
 from typing import Any
 from typing import Literal
 
-from pytest_tcab.run.referee import Referee
-from pytest_tcab.run.referee import RefereeFailed
-from pytest_tcab.run.wasm import LiveInstance
-from pytest_tcab.run.wasm import LoadedModule
-from pytest_tcab.run.wasm import RunResult
-from pytest_tcab.run.wasm import WasmRunner
+from pytest_tcab.run.wasm.referee import Referee
+from pytest_tcab.run.wasm.referee import RefereeFailed
+from pytest_tcab.run.wasm.runner import LiveInstance
+from pytest_tcab.run.wasm.runner import LoadedModule
+from pytest_tcab.run.wasm.runner import RunResult
+from pytest_tcab.run.wasm.runner import WasmRunner
 
 ForfeitKind = Literal["not-built", "trap", "out-of-fuel", "memory", "timeout", "invalid-action"]
 """Why a controller left a match: each is recorded with the tick and the detail."""

@@ -22,20 +22,20 @@ from pytest_tcab.errors import format_key_path
 from pytest_tcab.models.check import Check
 from pytest_tcab.options import MAX_DIFF_OPTION
 from pytest_tcab.options import Viewport
-from pytest_tcab.run.browser import BrowserFunction
-from pytest_tcab.run.browser import BrowserSession
-from pytest_tcab.run.browser import browser_test
+from pytest_tcab.run.browser.session import BrowserFunction
+from pytest_tcab.run.browser.session import BrowserSession
+from pytest_tcab.run.browser.session import browser_test
 from pytest_tcab.run.context import REPORTER_PREFIX
 from pytest_tcab.run.context import RunContext
-from pytest_tcab.run.context import RunItem
+from pytest_tcab.run.item import RunItem
 from pytest_tcab.toml import line_in
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
     from pytest_tcab.case import Variant
-    from pytest_tcab.run.driving import PageLog
-    from pytest_tcab.run.imagediff import Comparison
+    from pytest_tcab.run.browser.driving import PageLog
+    from pytest_tcab.run.browser.imagediff import Comparison
 
 
 CHECK_TIMEOUT_MS = 30_000.0
@@ -67,11 +67,11 @@ class CheckItem(RunItem, BrowserFunction):
         """Render the baseline, drive the build, screenshot, compare, record; then judge."""
         from PIL import Image
 
-        from pytest_tcab.run.browser import DEFAULT_VIEWPORT
-        from pytest_tcab.run.driving import DriveError
-        from pytest_tcab.run.driving import prepare
-        from pytest_tcab.run.imagediff import compare
-        from pytest_tcab.run.imagediff import is_blank
+        from pytest_tcab.run.browser.driving import DriveError
+        from pytest_tcab.run.browser.driving import prepare
+        from pytest_tcab.run.browser.imagediff import compare
+        from pytest_tcab.run.browser.imagediff import is_blank
+        from pytest_tcab.run.browser.session import DEFAULT_VIEWPORT
 
         self.run.require_build()
         server = self.run.server()
@@ -127,9 +127,9 @@ class CheckItem(RunItem, BrowserFunction):
             )
 
     def _drive_page(self, page: Page, url: str) -> None:
-        from pytest_tcab.run.driving import DriveError
-        from pytest_tcab.run.driving import load
-        from pytest_tcab.run.driving import perform
+        from pytest_tcab.run.browser.driving import DriveError
+        from pytest_tcab.run.browser.driving import load
+        from pytest_tcab.run.browser.driving import perform
 
         log: PageLog = load(page, url, CHECK_TIMEOUT_MS)
         perform(page, self.check.actions, self.run.case.handle, CHECK_TIMEOUT_MS)
@@ -140,7 +140,7 @@ class CheckItem(RunItem, BrowserFunction):
         """The viewport as PNG, or None when the page cannot be screenshotted (hung or closed)."""
         from playwright.sync_api import Error
 
-        from pytest_tcab.run.driving import screenshot_png
+        from pytest_tcab.run.browser.driving import screenshot_png
 
         try:
             return screenshot_png(page)
@@ -161,9 +161,9 @@ class CheckItem(RunItem, BrowserFunction):
         content, viewport and Chromium (`mockups.py`); whether the render was cached is recorded."""
         from PIL import Image
 
-        from pytest_tcab.run.driving import DriveError
-        from pytest_tcab.run.driving import render_on
-        from pytest_tcab.run.mockups import cached_render
+        from pytest_tcab.run.browser.driving import DriveError
+        from pytest_tcab.run.browser.driving import render_on
+        from pytest_tcab.run.browser.mockups import cached_render
 
         source = (self.run.reporter_folder / reference.source).resolve()
         cache = self.config.stash.setdefault(_baselines_key, {})

@@ -442,7 +442,7 @@ def _json_path(parts: Sequence[object]) -> str:
 
 @cache
 def voxel_schema() -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(files("pytest_tcab.run").joinpath("voxel.schema.json").read_text("utf-8"))
+    loaded: dict[str, Any] = json.loads(files("pytest_tcab.run.assets").joinpath("voxel.schema.json").read_text("utf-8"))
     return loaded
 
 

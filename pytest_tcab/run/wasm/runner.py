@@ -21,8 +21,8 @@ import wasmtime
 
 from pytest_tcab.bounded import bound
 from pytest_tcab.caches import write_atomically
-from pytest_tcab.run.wasm_memory import CappedMemories
-from pytest_tcab.run.wasm_memory import MemoryBudget
+from pytest_tcab.run.wasm.memory import CappedMemories
+from pytest_tcab.run.wasm.memory import MemoryBudget
 
 Outcome = Literal["ok", "out-of-fuel", "trap", "timeout", "memory"]
 """How a run ended: answered, used up its fuel, trapped, hit the wall clock or the memory cap."""

@@ -17,7 +17,7 @@ from pytest_tcab.scoring import excluded_verdicts
 from pytest_tcab.scoring import score
 
 if TYPE_CHECKING:
-    from pytest_tcab.run.results import RunRecord
+    from pytest_tcab.run.report.records import RunRecord
 
 
 def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
@@ -105,8 +105,8 @@ def _domains(variant: Variant, common: tuple[str, ...], verdicts: dict[str, bool
 
 
 def _resolved(config: pytest.Config, identity: dict[str, str]) -> tuple[Any, tuple[Any, ...], tuple[str, ...]]:
-    from pytest_tcab.run.context import RunSpec
-    from pytest_tcab.run.context import find_case
+    from pytest_tcab.run.spec import RunSpec
+    from pytest_tcab.run.spec import find_case
     from pytest_tcab.session import configured_root
     from pytest_tcab.session import suite_for
 

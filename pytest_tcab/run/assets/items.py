@@ -23,18 +23,18 @@ from pytest_tcab.case import SuppliedAsset
 from pytest_tcab.errors import TcabError
 from pytest_tcab.paths import PathEscapes
 from pytest_tcab.paths import contained
-from pytest_tcab.run.asset_formats import MAX_ASSET_BYTES
-from pytest_tcab.run.asset_formats import MEASURED
-from pytest_tcab.run.asset_formats import Format
-from pytest_tcab.run.asset_formats import Shape
-from pytest_tcab.run.asset_formats import Unreadable
-from pytest_tcab.run.asset_formats import format_for
-from pytest_tcab.run.browser import BrowserFunction
-from pytest_tcab.run.browser import BrowserSession
-from pytest_tcab.run.browser import browser_test
+from pytest_tcab.run.assets.formats import MAX_ASSET_BYTES
+from pytest_tcab.run.assets.formats import MEASURED
+from pytest_tcab.run.assets.formats import Format
+from pytest_tcab.run.assets.formats import Shape
+from pytest_tcab.run.assets.formats import Unreadable
+from pytest_tcab.run.assets.formats import format_for
+from pytest_tcab.run.browser.session import BrowserFunction
+from pytest_tcab.run.browser.session import BrowserSession
+from pytest_tcab.run.browser.session import browser_test
 from pytest_tcab.run.context import REPORTER_PREFIX
 from pytest_tcab.run.context import RunContext
-from pytest_tcab.run.context import RunItem
+from pytest_tcab.run.item import RunItem
 from pytest_tcab.toml import line_in
 
 ASSETS_FOLDER = "assets"
@@ -157,7 +157,7 @@ class AssetItem(RunItem):
         return path
 
     def _preview(self, source: Path, side: str) -> dict[str, Any]:
-        from pytest_tcab.run.asset_previews import preview
+        from pytest_tcab.run.assets.previews import preview
 
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.file)
         return preview(source, self.asset.kind, self.run.out_dir / ASSETS_FOLDER / safe / side)
@@ -187,7 +187,7 @@ class ParticleItem(AssetItem, BrowserFunction):
     def _play(self, browser: BrowserSession, produced: Path) -> list[str]:
         from playwright.sync_api import Error
 
-        from pytest_tcab.run.serve import StaticServer
+        from pytest_tcab.run.browser.serve import StaticServer
 
         assert self.runtime is not None
         player = self.run.scratch() / "particle-player"

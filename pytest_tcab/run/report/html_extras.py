@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from pytest_html import extras
 
-from pytest_tcab.run.context import RunItem
+from pytest_tcab.run.item import RunItem
 from pytest_tcab.run.media import EMBED_LIMIT
 from pytest_tcab.run.media import base64_text
 from pytest_tcab.run.media import embeddable

@@ -12,9 +12,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from pytest_tcab.run.asset_formats import AUDIO_SUFFIXES
-from pytest_tcab.run.asset_formats import IMAGE_SUFFIXES
-from pytest_tcab.run.asset_formats import frame_boxes
+from pytest_tcab.run.assets.formats import AUDIO_SUFFIXES
+from pytest_tcab.run.assets.formats import IMAGE_SUFFIXES
+from pytest_tcab.run.assets.formats import frame_boxes
 
 WAVEFORM_SIZE = (640, 120)
 VOXEL_CELL = 16

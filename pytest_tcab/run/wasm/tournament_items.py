@@ -19,30 +19,30 @@ import pytest
 
 from pytest_tcab.case import Adversarial
 from pytest_tcab.errors import TcabError
-from pytest_tcab.run.browser import BrowserFunction
-from pytest_tcab.run.browser import BrowserSession
-from pytest_tcab.run.browser import browser_test
+from pytest_tcab.run.browser.replay import clip_speed
+from pytest_tcab.run.browser.replay import record_clip
+from pytest_tcab.run.browser.replay import write_player
+from pytest_tcab.run.browser.session import BrowserFunction
+from pytest_tcab.run.browser.session import BrowserSession
+from pytest_tcab.run.browser.session import browser_test
 from pytest_tcab.run.context import RunContext
-from pytest_tcab.run.context import RunItem
+from pytest_tcab.run.item import RunItem
 from pytest_tcab.run.media import poster_of
-from pytest_tcab.run.perf import ModuleBuild
-from pytest_tcab.run.perf import build_module
-from pytest_tcab.run.perf import record_module_build
-from pytest_tcab.run.perf import wasm_runner
-from pytest_tcab.run.referee import Referee
-from pytest_tcab.run.referee import RefereeFailed
-from pytest_tcab.run.replay import clip_speed
-from pytest_tcab.run.replay import record_clip
-from pytest_tcab.run.replay import write_player
-from pytest_tcab.run.tournament import Entrant
-from pytest_tcab.run.tournament import MatchResult
-from pytest_tcab.run.tournament import Rules
-from pytest_tcab.run.tournament import Slot
-from pytest_tcab.run.tournament import Tournament
-from pytest_tcab.run.tournament import schedule
-from pytest_tcab.run.tournament import standings
-from pytest_tcab.run.tournament import standings_table
-from pytest_tcab.run.wasm import ModuleRejected
+from pytest_tcab.run.wasm.performance import ModuleBuild
+from pytest_tcab.run.wasm.performance import build_module
+from pytest_tcab.run.wasm.performance import record_module_build
+from pytest_tcab.run.wasm.performance import wasm_runner
+from pytest_tcab.run.wasm.referee import Referee
+from pytest_tcab.run.wasm.referee import RefereeFailed
+from pytest_tcab.run.wasm.runner import ModuleRejected
+from pytest_tcab.run.wasm.tournament import Entrant
+from pytest_tcab.run.wasm.tournament import MatchResult
+from pytest_tcab.run.wasm.tournament import Rules
+from pytest_tcab.run.wasm.tournament import Slot
+from pytest_tcab.run.wasm.tournament import Tournament
+from pytest_tcab.run.wasm.tournament import schedule
+from pytest_tcab.run.wasm.tournament import standings
+from pytest_tcab.run.wasm.tournament import standings_table
 from pytest_tcab.toml import line_in
 
 REPLAYS = "replays"
@@ -251,8 +251,8 @@ class ReplayItem(TournamentItem, BrowserFunction):
     kind = "replay"
 
     def use_browser(self, browser: BrowserSession) -> None:
-        from pytest_tcab.run.browser import DEFAULT_VIEWPORT
-        from pytest_tcab.run.serve import StaticServer
+        from pytest_tcab.run.browser.serve import StaticServer
+        from pytest_tcab.run.browser.session import DEFAULT_VIEWPORT
 
         shared = self.tournament
         renderer = shared.tables.renderer

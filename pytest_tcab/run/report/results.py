@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import json
 import platform
-from collections import Counter
-from dataclasses import dataclass
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -23,23 +20,12 @@ from pytest_tcab.outcomes import COUNTED_FAILED
 from pytest_tcab.outcomes import OVER_CEILING
 from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import STATUS_PROPERTY
+from pytest_tcab.run.report.records import RunRecord
+from pytest_tcab.run.report.scoring import for_run
 from pytest_tcab.selection import XDIST_GROUP_PREFIX
 
 results_key = pytest.StashKey["ResultsRecorder"]()
 _DESELECTED_OUTPUT = "tcab_deselected"
-
-
-@dataclass
-class RunRecord:
-    """One run's slice of results.json."""
-
-    identity: dict[str, str]
-    items: dict[str, dict[str, Any]] = field(default_factory=dict)
-    deselected: dict[str, dict[str, str]] = field(default_factory=dict)
-    """Items of the run that `-k`, `-m`, `--lf` or a node id left out: a partial run."""
-
-    def counts(self) -> Counter[str]:
-        return Counter(item["outcome"] for item in self.items.values())
 
 
 class ResultsRecorder:
@@ -53,7 +39,7 @@ class ResultsRecorder:
 
     # -- collecting ----------------------------------------------------------------------
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
-        from pytest_tcab.run.context import RunItem
+        from pytest_tcab.run.item import RunItem
 
         for item in items:
             if isinstance(item, RunItem):
@@ -89,7 +75,6 @@ class ResultsRecorder:
 
     # -- writing -------------------------------------------------------------------------
     def results(self) -> dict[str, Any]:
-        from pytest_tcab.run import scoring_report
 
         runs = []
         for label, record in sorted(self.runs.items()):
@@ -100,10 +85,10 @@ class ResultsRecorder:
                 "counts": dict(sorted(record.counts().items())),
                 **(partial if record.deselected else {"partial": False}),
                 "items": [dict(nodeid=nodeid, **entry) for nodeid, entry in sorted(record.items.items())],
-                **scoring_report.for_run(self.config, record),
+                **for_run(self.config, record),
             })
-        from pytest_tcab.run.sandbox import described
-        from pytest_tcab.run.snapshot import suite_changes
+        from pytest_tcab.run.build.sandbox import described
+        from pytest_tcab.run.build.snapshot import suite_changes
 
         data: dict[str, Any] = {"tool": _tool_versions(), "sandbox": described(self.config)}
         changed = suite_changes(self.config)
@@ -128,7 +113,7 @@ class ResultsRecorder:
         path = self.out_dir / "results.json"
         path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
         self.written = [path]
-        from pytest_tcab.run.report import write_report
+        from pytest_tcab.run.report.html import write_report
 
         self.written.append(write_report(data, self.out_dir, self.config.getoption("tcab_report")))
         _junit_suite_properties(self.config, data)
@@ -138,7 +123,7 @@ class ResultsRecorder:
             return
         terminalreporter.section("tcab", sep="-")
         data = self.results() if not self.written else json.loads(self.written[0].read_text())
-        from pytest_tcab.run.sandbox import summary_line
+        from pytest_tcab.run.build.sandbox import summary_line
 
         sandbox = data["sandbox"]
         terminalreporter.write_line(summary_line(sandbox), red=not sandbox["sandboxed"], bold=not sandbox["sandboxed"])

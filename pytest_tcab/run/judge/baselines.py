@@ -21,16 +21,16 @@ from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import VerdictUnit
 from pytest_tcab.errors import TcabError
 from pytest_tcab.outcomes import skip_unless_strict
-from pytest_tcab.run.browser import BrowserFunction
-from pytest_tcab.run.browser import BrowserSession
-from pytest_tcab.run.browser import browser_test
+from pytest_tcab.run.browser.session import BrowserFunction
+from pytest_tcab.run.browser.session import BrowserSession
+from pytest_tcab.run.browser.session import browser_test
+from pytest_tcab.run.collect import reference_context
 from pytest_tcab.run.context import RunContext
-from pytest_tcab.run.context import reference_context
-from pytest_tcab.run.drivers import baseline_folder
-from pytest_tcab.run.drivers import drive
-from pytest_tcab.run.drivers import false_reason
-from pytest_tcab.run.drivers import media_name
-from pytest_tcab.run.drivers import validation_lines
+from pytest_tcab.run.judge.drivers import baseline_folder
+from pytest_tcab.run.judge.drivers import drive
+from pytest_tcab.run.judge.drivers import false_reason
+from pytest_tcab.run.judge.drivers import media_name
+from pytest_tcab.run.judge.drivers import validation_lines
 
 NEW = "new"
 CHANGED = "changed"

@@ -24,12 +24,12 @@ from pytest_tcab.models.definition import CODE_TYPES
 from pytest_tcab.models.definition import Requirement
 from pytest_tcab.models.manifest import Validation
 from pytest_tcab.outcomes import skip_unless_strict
-from pytest_tcab.run.browser import BrowserFunction
-from pytest_tcab.run.browser import BrowserSession
-from pytest_tcab.run.browser import browser_test
+from pytest_tcab.run.browser.session import BrowserFunction
+from pytest_tcab.run.browser.session import BrowserSession
+from pytest_tcab.run.browser.session import browser_test
 from pytest_tcab.run.context import RunContext
-from pytest_tcab.run.context import RunItem
-from pytest_tcab.run.drivers import drive
+from pytest_tcab.run.item import RunItem
+from pytest_tcab.run.judge.drivers import drive
 from pytest_tcab.toml import line_in
 
 VALIDATORS_FOLDER = "validators"

@@ -29,22 +29,22 @@ from pytest_tcab.outcomes import mark_over_ceiling
 from pytest_tcab.outcomes import skip_unless_strict
 from pytest_tcab.paths import PathEscapes
 from pytest_tcab.paths import contained
-from pytest_tcab.run.build import CommandResult
-from pytest_tcab.run.build import _step_failure
-from pytest_tcab.run.build import build_environment
-from pytest_tcab.run.build import prepare_workdir
-from pytest_tcab.run.build import run_command
-from pytest_tcab.run.context import BuildFailed
+from pytest_tcab.run.build.items import BuildFailed
+from pytest_tcab.run.build.sandbox import SandboxUnavailable
+from pytest_tcab.run.build.sandbox import session_sandbox
+from pytest_tcab.run.build.steps import CommandResult
+from pytest_tcab.run.build.steps import _step_failure
+from pytest_tcab.run.build.steps import build_environment
+from pytest_tcab.run.build.steps import prepare_workdir
+from pytest_tcab.run.build.steps import run_command
 from pytest_tcab.run.context import RunContext
-from pytest_tcab.run.context import RunItem
-from pytest_tcab.run.sandbox import SandboxUnavailable
-from pytest_tcab.run.sandbox import session_sandbox
-from pytest_tcab.run.wasm import LoadedModule
-from pytest_tcab.run.wasm import ModuleRejected
-from pytest_tcab.run.wasm import RunResult
-from pytest_tcab.run.wasm import WasmRunner
-from pytest_tcab.run.wasm import answers_match
-from pytest_tcab.run.wasm import wasmtime_version
+from pytest_tcab.run.item import RunItem
+from pytest_tcab.run.wasm.runner import LoadedModule
+from pytest_tcab.run.wasm.runner import ModuleRejected
+from pytest_tcab.run.wasm.runner import RunResult
+from pytest_tcab.run.wasm.runner import WasmRunner
+from pytest_tcab.run.wasm.runner import answers_match
+from pytest_tcab.run.wasm.runner import wasmtime_version
 from pytest_tcab.toml import line_in
 
 FUEL_PROPERTY = "tcab.fuel"

@@ -22,8 +22,8 @@ import pytest
 
 from pytest_tcab.options import MERGE_OPTION
 from pytest_tcab.options import SUITE_OPTION
-from pytest_tcab.run.results import ResultsRecorder
-from pytest_tcab.run.results import RunRecord
+from pytest_tcab.run.report.records import RunRecord
+from pytest_tcab.run.report.results import ResultsRecorder
 
 IDENTITY = ("run", "case", "version", "variant", "engine", "source", "layout")
 """What `RunContext.run_properties` writes at the top of each run of results.json."""
@@ -47,7 +47,7 @@ class Merge:
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
         shards = [Path(value) for value in self.config.getoption("tcab_merge")]
         data = merge(self.config, shards, self.out_dir)
-        from pytest_tcab.run.report import write_report
+        from pytest_tcab.run.report.html import write_report
 
         path = self.out_dir / "results.json"
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
@@ -63,8 +63,8 @@ class Merge:
             return
         terminalreporter.section("tcab merge", sep="-")
         runs = json.loads(self.written[0].read_text(encoding="utf-8"))["runs"]
-        from pytest_tcab.run.results import figure_lines
-        from pytest_tcab.run.results import run_heading
+        from pytest_tcab.run.report.results import figure_lines
+        from pytest_tcab.run.report.results import run_heading
 
         for run in runs:
             counts = ", ".join(f"{n} {word}" for word, n in run["counts"].items())

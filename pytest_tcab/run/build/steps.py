@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pytest_tcab.bounded import HeadTail
 from pytest_tcab.bounded import bound
-from pytest_tcab.run.sandbox import Sandbox
+from pytest_tcab.run.build.sandbox import Sandbox
 
 OUTPUT_CAP_BYTES = 1024 * 1024
 """Only the first and last half MiB of a step's output are kept: the command's first words and
@@ -102,7 +102,7 @@ def run_command(
     """Run ``command`` with ``bash -c`` in ``cwd``, inside ``sandbox``, as the leader of a new process group.
 
     ``cwd`` is the build's own copy: the only folder of the host the step can write (see
-    :mod:`pytest_tcab.run.sandbox`); ``step`` (``install``, ``build``, a toolchain step) decides
+    :mod:`pytest_tcab.run.build.sandbox`); ``step`` (``install``, ``build``, a toolchain step) decides
     whether it has the network. The sandbox's PID namespace ends every process the step started
     when it ends, detached or not. The group, not just the shell, is what gets killed on timeout:
     ``npm run build`` forks node, which forks esbuild. ``env`` replaces the environment entirely

@@ -33,7 +33,7 @@ from pytest_tcab.models.check import Click
 from pytest_tcab.models.check import Hold
 from pytest_tcab.models.check import Key
 from pytest_tcab.models.check import Wait
-from pytest_tcab.run.browser import NO_FFMPEG_REASON
+from pytest_tcab.run.browser.session import NO_FFMPEG_REASON
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext
@@ -627,7 +627,7 @@ def _settle(page: Page, function: str, argument: Any, timeout_ms: float) -> dict
 
 @cache
 def _resource(name: str) -> str:
-    return files("pytest_tcab.run").joinpath(name).read_text(encoding="utf-8")
+    return files("pytest_tcab.run.browser").joinpath(name).read_text(encoding="utf-8")
 
 
 def _first_line(error: Error) -> str:

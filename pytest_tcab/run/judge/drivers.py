@@ -27,21 +27,21 @@ from pytest_tcab.errors import KeyPath
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.manifest import Output
 from pytest_tcab.outcomes import skip_unless_strict
-from pytest_tcab.run.browser import DEFAULT_VIEWPORT
-from pytest_tcab.run.browser import BrowserFunction
-from pytest_tcab.run.browser import BrowserSession
-from pytest_tcab.run.browser import browser_test
+from pytest_tcab.run.browser.session import DEFAULT_VIEWPORT
+from pytest_tcab.run.browser.session import BrowserFunction
+from pytest_tcab.run.browser.session import BrowserSession
+from pytest_tcab.run.browser.session import browser_test
 from pytest_tcab.run.context import BASELINE_FOLDER
 from pytest_tcab.run.context import RunContext
-from pytest_tcab.run.context import RunItem
-from pytest_tcab.run.context import variant_documents
+from pytest_tcab.run.item import RunItem
+from pytest_tcab.run.item import variant_documents
 from pytest_tcab.run.media import poster_of
 from pytest_tcab.scoring import excluded_verdicts
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-    from pytest_tcab.run.driving import DriverRun
+    from pytest_tcab.run.browser.driving import DriverRun
 
 MEDIA_FOLDER = "validation"
 """A run's driver media go to `<out>/<run>/validation/`."""
@@ -83,11 +83,11 @@ def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir
     `<verdict>__<output>.<ext>`, whether the verdict passed or failed. With `still`, the page as
     the script left it is saved there too (media under the `page` key).
     """
-    from pytest_tcab.run.driving import DriverRun
-    from pytest_tcab.run.driving import OutputSpec
-    from pytest_tcab.run.driving import Script
-    from pytest_tcab.run.driving import run_script
-    from pytest_tcab.run.typescript import StripFailed
+    from pytest_tcab.run.browser.driving import DriverRun
+    from pytest_tcab.run.browser.driving import OutputSpec
+    from pytest_tcab.run.browser.driving import Script
+    from pytest_tcab.run.browser.driving import run_script
+    from pytest_tcab.run.build.typescript import StripFailed
 
     validation = unit.validation
     assert validation is not None, "only units that declare validation are driven"
@@ -128,8 +128,8 @@ class BuildPages:
         self._last: Page | None = None
 
     def open(self) -> Page:
-        from pytest_tcab.run.driving import instrument
-        from pytest_tcab.run.driving import load
+        from pytest_tcab.run.browser.driving import instrument
+        from pytest_tcab.run.browser.driving import load
 
         if self._last is not None:
             self.browser.recycle(self._last)

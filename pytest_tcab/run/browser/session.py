@@ -328,8 +328,8 @@ class BrowserSession:
         from playwright.sync_api import Error
         from playwright.sync_api import sync_playwright
 
-        from pytest_tcab.run import netns
-        from pytest_tcab.run import serve
+        from pytest_tcab.run.browser import netns
+        from pytest_tcab.run.browser import serve
 
         if threading.get_ident() in _running:
             raise BrowserError(

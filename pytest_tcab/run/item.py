@@ -1,0 +1,95 @@
+"""The base of every run item: the run's identity and the item's figures on each report.
+
+A plugin of its own (registered with the run families, `run.families`): its report hook puts
+`report.tcab` on every run item's report, which results.json is built from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+
+import pytest
+
+from pytest_tcab.bounded import bound_tree
+from pytest_tcab.failures import is_plain
+from pytest_tcab.failures import item_failure
+from pytest_tcab.nodeids import match_saved_form
+from pytest_tcab.toml import TomlDocument
+from pytest_tcab.toml import load
+
+if TYPE_CHECKING:
+    from pytest_tcab.case import CaseVersion
+    from pytest_tcab.case import Variant
+    from pytest_tcab.run.context import RunContext
+
+
+class RunItem(pytest.Item):
+    """Base of run-mode items: each report carries the run's identity and the item's figures.
+
+    Whole, as `report.tcab` (what results.json is built from; pytest-xdist ships it to the
+    controller); flat, as plain `tcab.<name>` user properties (what JUnit shows).
+    """
+
+    kind = "run"
+
+    def __init__(self, *, run: RunContext, key: str, location: tuple[Path, int | None] | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        match_saved_form(self)
+        self.run = run
+        self.key = key
+        self._location = location
+        self.figures: dict[str, Any] = {}
+        identity = {**run.run_properties(), "kind": self.kind, "id": key}
+        self.user_properties.extend((f"tcab.{name}", value) for name, value in identity.items())
+
+    def record(self, **figures: Any) -> None:
+        """Attach figures (similarity, fuel, media paths) to this item's report, every text bounded."""
+        self.figures.update(bound_tree(figures))
+
+    def report_data(self) -> dict[str, Any]:
+        """What `report.tcab` holds: the run, the item, and its figures so far."""
+        return {"run": self.run.run_properties(), "item": {"kind": self.kind, "id": self.key},
+                "figures": dict(self.figures)}
+
+    def publish_figures(self) -> None:
+        """The figures with a plain value, as `tcab.<name>` user properties (JUnit), once each."""
+        present = {name for name, _ in self.user_properties}
+        for name, value in self.figures.items():
+            if isinstance(value, str | int | float | bool) and f"tcab.{name}" not in present:
+                self.user_properties.append((f"tcab.{name}", value))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if is_plain(excinfo.value):
+            return item_failure(self, excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        path, line = self._location or (self.run.case.manifest_path, None)
+        return path, (line - 1) if line else 0, f"tcab: {self.name}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    report = yield
+    if isinstance(item, RunItem):
+        if call.when != "teardown":
+            item.publish_figures()  # before the teardown report, the one JUnit reads properties from
+        report.tcab = item.report_data()
+    return report
+
+
+def variant_documents(case: CaseVersion, variant: Variant) -> list[TomlDocument]:
+    """The TOML documents that declare `variant`'s effective set: the manifest, then its variant file."""
+    manifest = load(case.manifest_path)
+    if not isinstance(manifest, TomlDocument):
+        return []
+    documents = [manifest]
+    for relative in manifest.data.get("variants", []):
+        loaded = load(case.folder / relative)
+        if isinstance(loaded, TomlDocument) and (loaded.data.get("slug") or loaded.path.stem) == variant.slug:
+            documents.append(loaded)
+    return documents

@@ -1,0 +1,21 @@
+"""One run's slice of results.json, as the recorder gathers it and scoring reads it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+
+@dataclass
+class RunRecord:
+    """One run's slice of results.json."""
+
+    identity: dict[str, str]
+    items: dict[str, dict[str, Any]] = field(default_factory=dict)
+    deselected: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Items of the run that `-k`, `-m`, `--lf` or a node id left out: a partial run."""
+
+    def counts(self) -> Counter[str]:
+        return Counter(item["outcome"] for item in self.items.values())

@@ -327,7 +327,7 @@ def wasm(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
     from pytest_tcab.run.wasm.runner import WasmRunner
 
     module_file = tmp / "wasteful.wasm"
-    module_file.write_bytes(bytes(wasmtime.wat2wasm((REPO / "tests/wasm/modules/wasteful.wat").read_text())))
+    module_file.write_bytes(bytes(wasmtime.wat2wasm((REPO / "tests/run/wasm/modules/wasteful.wat").read_text())))
     data = b'{"width": 640, "particles": 64, "ticks": 4000, "seed": 7}'
     bare_engine = wasmtime.Engine()
     bare_module = wasmtime.Module(bare_engine, module_file.read_bytes())

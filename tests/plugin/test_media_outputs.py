@@ -1,6 +1,6 @@
 """Where a run's media go besides results.json: report.html's form chosen in the ini file, an
 asset's pictures in pytest-html's self-contained report, and no pytest-html work at all when
-pytest-html is not there (the example run's session in tests/browser/test_drivers.py covers the
+pytest-html is not there (the example run's session in tests/run/browser/test_drivers.py covers the
 self-contained page and pytest-html's extras of checks, verdicts and proofs)."""
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ CHANNELS = ("fetch", "websocket", "iframe", "popup", "img", "eventsource", "turn
 
 
 def _probe(mode: str) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parents[2]),
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parents[3]),
                                                                       os.environ.get("PYTHONPATH")]))}
     done = subprocess.run(["unshare", "--net", sys.executable, str(PROBE), mode], check=False, capture_output=True,
                           text=True, timeout=300, env=env)

@@ -318,7 +318,7 @@ def test_tcab_browser_fixture_and_override_point(pytester: pytest.Pytester,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     # A subprocess: Playwright's sync API allows one running instance per thread, and this
     # module's own session may be alive.
-    repo = str(Path(__file__).parents[2])
+    repo = str(Path(__file__).parents[3])
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")])))
     pytester.makeconftest(
         """

@@ -30,7 +30,7 @@ if CHROMIUM is None:
 
 @pytest.fixture(scope="session")
 def pages_url() -> Iterator[str]:
-    """Base URL (with trailing slash) of tests/browser/pages on the plugin's loopback server
+    """Base URL (with trailing slash) of tests/run/browser/pages on the plugin's loopback server
     (the one a confined Chromium reaches: every StaticServer is served inside its namespace)."""
     with StaticServer(PAGES) as server:
         yield server.url

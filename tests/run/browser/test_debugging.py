@@ -17,10 +17,10 @@ import pytest
 import pytest_tcab.run.browser.imagediff  # noqa: F401
 from pytest_tcab.run.browser.session import NO_DISPLAY
 from pytest_tcab.run.browser.session import debug_options
-from tests.browser.test_checks import MANIFEST
-from tests.browser.test_checks import edit
-from tests.browser.test_checks import lines
-from tests.browser.test_checks import project
+from tests.run.browser.test_checks import MANIFEST
+from tests.run.browser.test_checks import edit
+from tests.run.browser.test_checks import lines
+from tests.run.browser.test_checks import project
 
 pytestmark = pytest.mark.browser
 

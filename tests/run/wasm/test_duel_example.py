@@ -19,9 +19,9 @@ from pytest_tcab.run.wasm.tournament import play_match
 
 pytestmark = pytest.mark.wasm
 
-SUITE = Path(__file__).resolve().parents[2] / "example-suite"
+SUITE = Path(__file__).resolve().parents[3] / "example-suite"
 DUEL = SUITE / "versions/v1.0.0/duel"
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[3] / "README.md"
 DEBIAN_CARGO = Path("/usr/bin/cargo")
 
 

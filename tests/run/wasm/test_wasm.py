@@ -21,7 +21,7 @@ from pytest_tcab.run.wasm.runner import wasmtime_version
 
 pytestmark = pytest.mark.wasm
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 SCENARIO = json.dumps({"width": 100, "particles": 50, "ticks": 200, "seed": 5}).encode()
 """The case these tests are designed around: 10,000 particle moves, many wall hits."""

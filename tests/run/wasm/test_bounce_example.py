@@ -23,7 +23,7 @@ from pytest_tcab.run.wasm.runner import answers_match
 
 pytestmark = pytest.mark.wasm
 
-SUITE = Path(__file__).resolve().parents[2] / "example-suite"
+SUITE = Path(__file__).resolve().parents[3] / "example-suite"
 CATALOG = SUITE / "test-cases" / "performance" / "medium" / "bounce" / "v1.0.0"
 VERSION = SUITE / "versions" / "v1.0.0"
 DEFINITION = VERSION / "test-cases" / "bounce-perf.toml"

@@ -2,20 +2,24 @@
 
 `resolve[<variant>]` holds every rule of a variant's effective set, `errata` the rules of
 `errata.toml`, `slug` the suite-level identity rules; `tcab.toml::config` the suite's own
-configuration. A failure prints each problem at its file and line, with no traceback.
+configuration; `<path>::layout` a file that looks like a case where no layout puts it. A
+failure prints each problem at its file and line, with no traceback.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from pytest_tcab.case import CaseVersion
+from pytest_tcab.errors import Problem
 from pytest_tcab.items import CaseFile
 from pytest_tcab.items import ProblemsItem
 from pytest_tcab.items import first_location
 from pytest_tcab.items import suite_key_location
+from pytest_tcab.layout import Misplaced
 from pytest_tcab.prompts import catalog_template_items
 from pytest_tcab.resolve.manifest import ERRATA_FILE
 from pytest_tcab.resolve.suite import slug_problems
@@ -92,3 +96,16 @@ class SuiteConfigFile(CaseFile):
         problems = suite.config_problems
         yield ProblemsItem.from_parent(self, name="config", check=lambda: problems,
                                        where=first_location(problems))
+
+
+class MisplacedFile(CaseFile):
+    """A file that looks like a case where no layout puts it: one `layout` item that fails saying why."""
+
+    def __init__(self, *, misplaced: Misplaced, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.misplaced = misplaced
+
+    def collect(self) -> Iterator[pytest.Item]:
+        self.case_label = self.path.name
+        problem = Problem(self.path, None, (), self.misplaced.message, self.misplaced.hint)
+        yield ProblemsItem.from_parent(self, name="layout", check=lambda: [problem], where=(self.path, None))

@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from pytest_tcab.layout import CATALOG_PATTERN
+from pytest_tcab.layout import DEFINITION_PATTERN
+from pytest_tcab.layout import DRAFTS_FOLDER
+from pytest_tcab.layout import NEVER_HELD
+from pytest_tcab.layout import LayoutFiles
+from pytest_tcab.layout import misplaced
 from pytest_tcab.layout import suite_directory
+from pytest_tcab.layout import walk
 from pytest_tcab.options import RUN_OPTION
 from pytest_tcab.options import SUITE_OPTION
 from pytest_tcab.options import WASM_CACHE_OPTION  # noqa: F401 - re-exported for tests and users
@@ -18,6 +25,7 @@ from pytest_tcab.options import WASM_TIMEOUT_OPTION  # noqa: F401 - re-exported 
 from pytest_tcab.options import add_options
 from pytest_tcab.options import apply_ini
 from pytest_tcab.options import from_ini
+from pytest_tcab.session import configured_layout_key
 from pytest_tcab.session import configured_root
 from pytest_tcab.session import end_session
 from pytest_tcab.session import experimental_allowed
@@ -55,6 +63,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(Merge(config, _out_dir(config)), "tcab-merge")
         return  # the session merges shards' results: it collects and runs nothing
+    if root is not None:
+        config.stash[configured_layout_key] = _suite_layout(root)
     if config.getoption("tcab_matrix"):
         from pytest_tcab import matrix
 
@@ -87,6 +97,18 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[seeding.seed_key] = target
         config.args = [str(target.path)]
         config.pluginmanager.register(seeding, "tcab-seed")  # its terminal summary
+
+
+def _suite_layout(root: Path) -> LayoutFiles:
+    """What the configured suite holds; a suite without a single case is a usage error, not an empty pass."""
+    layout = walk(root)
+    if not layout.holds_a_case:
+        skipped = ", ".join(f"{name}/" for name in sorted(NEVER_HELD | {DRAFTS_FOLDER}))
+        raise pytest.UsageError(
+            f"{SUITE_OPTION}: {root} holds no test case: looked for catalog manifests ({CATALOG_PATTERN}) and "
+            f"test-suite definitions ({DEFINITION_PATTERN}) at any depth under it, past dot-folders, run folders, "
+            f"folders with a tcab.toml of their own (each its own suite root) and {skipped}")
+    return layout
 
 
 def _out_dir(config: pytest.Config) -> Path:
@@ -148,10 +170,14 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if file_path.suffix != ".toml":
         return None  # every suite file is TOML: anything else costs nothing
     from pytest_tcab.author import ManifestFile
+    from pytest_tcab.author import MisplacedFile
     from pytest_tcab.author import SuiteConfigFile
     from pytest_tcab.definitions import collect_definition_file
     from pytest_tcab.resolve.manifest import catalog_type
 
+    wrongly_placed = misplaced(file_path, parent)
+    if wrongly_placed is not None:
+        return MisplacedFile.from_parent(parent, path=file_path, misplaced=wrongly_placed)
     if file_path.name == "test-case.toml" and catalog_type(file_path)[0] is not None:
         return ManifestFile.from_parent(parent, path=file_path)
     if file_path.name == "tcab.toml":

@@ -8,11 +8,15 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_tcab.layout import LayoutFiles
+
 if TYPE_CHECKING:
     from pytest_tcab.suite import Suite
 
 suites_key = pytest.StashKey["dict[Path, Suite]"]()
 configured_key = pytest.StashKey["Path | None"]()
+configured_layout_key = pytest.StashKey[LayoutFiles]()
+"""What the layouts hold under the configured root, walked once when the session is configured."""
 TEMPLATE_CACHE = "tcab-templates"
 """The folder under pytest's cache (`.pytest_cache/d/`) that keeps generated template code."""
 
@@ -46,7 +50,8 @@ def suite_for(config: pytest.Config, path: Path) -> Suite:
     if root not in suites:
         if not suites:
             _keep_templates_in_cache(config)
-        suites[root] = Suite(root)
+        layout = config.stash.get(configured_layout_key, None) if root == configured_root(config) else None
+        suites[root] = Suite(root, layout)
     return suites[root]
 
 

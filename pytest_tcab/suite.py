@@ -18,6 +18,8 @@ from pytest_tcab.errors import ProblemsFound
 from pytest_tcab.errors import TcabError
 from pytest_tcab.layout import CONFIG_FILE
 from pytest_tcab.layout import MANIFEST_FILE
+from pytest_tcab.layout import LayoutFiles
+from pytest_tcab.layout import walk
 from pytest_tcab.models.suite import SuiteConfig
 from pytest_tcab.models.validate import validate
 from pytest_tcab.resolve.definition import NO_ENGINE
@@ -80,8 +82,9 @@ def find_root(path: Path) -> Path:
 class Suite:
     """One suite root. Everything read from it is read once per session."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, layout: LayoutFiles | None = None) -> None:
         self.root = root
+        self._layout = layout
         self._resolutions: dict[Path, Resolution] = {}
         self._trees: dict[Path, VersionTree] = {}
         self._definitions: dict[Path, DefinitionResolution] = {}
@@ -161,16 +164,22 @@ class Suite:
         for path in [path for path in self.listings if folder in path.parents]:
             del self.listings[path]
 
-    @cached_property
+    @property
+    def layout(self) -> LayoutFiles:
+        """What the layouts hold under the root, at any depth: walked once per session."""
+        if self._layout is None:
+            self._layout = walk(self.root)
+        return self._layout
+
+    @property
     def manifests(self) -> tuple[Path, ...]:
         """Every catalog manifest under the root, in path order."""
-        found = self.root.glob(f"test-cases/*/*/*/*/{MANIFEST_FILE}")
-        return tuple(sorted(p for p in found if ".tcab" not in p.parts))
+        return self.layout.manifests
 
-    @cached_property
+    @property
     def definitions(self) -> tuple[Path, ...]:
-        """Every test-suite definition (`versions/<version>/test-cases/<name>.toml`)."""
-        return tuple(sorted(self.root.glob("versions/*/test-cases/*.toml")))
+        """Every test-suite definition (`versions/<version>/test-cases/<name>.toml`), in path order."""
+        return self.layout.definitions
 
     @cached_property
     def slug_index(self) -> SlugIndex:
@@ -200,6 +209,11 @@ class Suite:
         if not catalog and not definitions:
             known = sorted(set(index.by_slug) | set(index.definitions))
             raise CaseNotFound(f"no case with slug {slug!r} in {self.root}; known slugs: {', '.join(known) or 'none'}")
+        test_suites = sorted({path.parents[2] for path in definitions})
+        if len(test_suites) > 1:
+            shown = ", ".join(f"{folder.relative_to(self.root).as_posix()}/" for folder in test_suites)
+            raise CaseNotFound(f"slug {slug!r} is claimed by definitions of {len(test_suites)} test suites ({shown}); "
+                               "run author mode to see the slug problem")
         what = "case" if catalog else "definition"
         by_version = {_version_name(path): path for path in catalog or definitions}
         names = sorted(by_version, key=version_key)

@@ -44,13 +44,22 @@ def slug_problems(suite: Suite, manifest: Path) -> list[Problem]:
 
 
 def definition_slug_problems(suite: Suite, path: Path) -> list[Problem]:
-    """A definition's slug is its file stem: kebab-case, and no catalog case may claim it."""
+    """A definition's slug is its file stem: kebab-case, and no catalog case nor definition of
+    another test suite (another `versions/` folder) may claim it."""
     slug = path.stem
     problems: list[Problem] = []
     if not is_kebab(slug):
         fixed = re.sub(r"[^a-z0-9]+", "-", slug.lower()).strip("-") or "my-case"
         problems.append(Problem(path, None, (), f"the file name makes slug {slug!r}, which is not a kebab-case token",
                                 f"rename the file to {fixed}.toml: lowercase letters and digits, single hyphens"))
+    versions = path.parents[2]
+    others = {other.parents[2]: other for other in reversed(suite.slug_index.definitions.get(slug, []))}
+    for folder, other in sorted(others.items()):
+        if folder != versions:
+            problems.append(Problem(path, None, (), f"slug {slug!r} is also the slug of the definition "
+                                    f"{other.relative_to(suite.root).as_posix()}, of another test suite",
+                                    "slugs are unique across the whole suite root, every test suite and catalog "
+                                    "together; rename one of the files"))
     for manifest in sorted(suite.slug_index.by_slug.get(slug, [])):
         problems.append(Problem(path, None, (), f"slug {slug!r} is also declared by "
                                 f"{manifest.relative_to(suite.root).as_posix()}",

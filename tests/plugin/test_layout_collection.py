@@ -7,8 +7,15 @@ from pathlib import Path
 import pytest
 from suites import LEGACY
 
-from pytest_tcab.layout import layout_holds
-from pytest_tcab.layout import layout_parts
+from pytest_tcab.layout import ROOT
+from pytest_tcab.layout import Area
+from pytest_tcab.layout import Entry
+from pytest_tcab.layout import Held
+from pytest_tcab.layout import Misplaced
+from pytest_tcab.layout import Place
+from pytest_tcab.layout import arrange
+from pytest_tcab.layout import place_of
+from pytest_tcab.layout import walk
 
 # A plain test file pytest would collect (and fail) if it walked into folders the layout never reads.
 TRAP = "def test_trap():\n    raise AssertionError('collected outside the suite layout')\n"
@@ -59,25 +66,65 @@ def test_a_suite_folder_given_as_a_path_keeps_to_the_layout(pytester: pytest.Pyt
     result.stdout.fnmatch_lines([f"{LEGACY.as_posix()}/test-case.toml::slug"])
 
 
-@pytest.mark.parametrize(("parts", "name", "is_dir", "held"), [
-    ((), "tcab.toml", False, True),
-    ((), "test-cases", True, True),
-    ((), "packages", True, False),
-    (("test-cases", "end-to-end", "easy", "demo", "v1.0.0"), "test-case.toml", False, True),
-    (("test-cases", "end-to-end", "easy", "demo", "v1.0.0"), "variants", True, False),
-    (("versions", "v1.0.0"), "version.toml", False, True),
-    (("versions", "v1.0.0", "test-cases"), "duel.toml", False, True),
-    (("versions", "v1.0.0", "specifications", "ui", "deep"), "specification.toml", False, True),
-    (("versions", "v1.0.0", "specifications", "ui"), "specification.md", False, False),
-    (("versions", "v1.0.0", "assets", "ball"), "asset.toml", False, True),
-    (("versions", "v1.0.0", "assets", "ball"), "frames", True, False),
+CATALOG_VERSION = Place(Area.CATALOG, 4)
+VERSION = Place(Area.VERSION)
+
+
+@pytest.mark.parametrize(("place", "entries", "name", "held"), [
+    (ROOT, ["tcab.toml"], "tcab.toml", Held.FILE),
+    (ROOT, ["test-cases/"], "test-cases", Place(Area.CATALOG)),
+    (ROOT, ["packages/"], "packages", Place(Area.FREE)),
+    (ROOT, ["node_modules/"], "node_modules", None),
+    (ROOT, [".git/"], ".git", None),
+    (Place(Area.FREE), ["versions/"], "versions", Place(Area.VERSIONS)),
+    (Place(Area.FREE), [".tcab/", "test-cases/"], "test-cases", None),  # a run folder
+    (Place(Area.FREE), ["tcab.toml", "test-cases/"], "test-cases", None),  # a suite root of its own
+    (CATALOG_VERSION, ["test-case.toml", "variants/"], "test-case.toml", Held.FILE),
+    (CATALOG_VERSION, ["test-case.toml", "variants/"], "variants", None),
+    (CATALOG_VERSION, ["workspaces/"], "workspaces", Place(Area.CATALOG, 5)),  # no manifest: looked through
+    (Place(Area.VERSIONS), ["v1.0.0/"], "v1.0.0", VERSION),
+    (VERSION, ["version.toml"], "version.toml", Held.FILE),
+    (VERSION, ["version.toml", "workspaces/"], "workspaces", None),
+    (VERSION, ["version.toml", "validation-baseline/"], "validation-baseline", None),
+    (VERSION, ["prompts/"], "prompts", Place(Area.FREE)),  # neither version.toml nor test-cases/: no version folder
+    (Place(Area.DEFINITIONS), ["duel.toml"], "duel.toml", Held.FILE),
+    (Place(Area.SPECIFICATIONS, 2), ["specification.toml"], "specification.toml", Held.FILE),
+    (Place(Area.SPECIFICATIONS, 2), ["specification.md"], "specification.md", None),
+    (Place(Area.ASSETS, 1), ["asset.toml"], "asset.toml", Held.FILE),
+    (Place(Area.ASSETS, 1), ["frames/"], "frames", None),
 ])
-def test_layout_names_what_each_folder_can_hold(parts: tuple[str, ...], name: str, is_dir: bool, held: bool) -> None:
-    assert layout_holds(parts, name, is_dir) is held
+def test_layouts_name_what_each_folder_can_hold(place: Place, entries: list[str], name: str, held: object) -> None:
+    listed = [Entry(entry.rstrip("/"), entry.endswith("/")) for entry in entries]
+    verdicts = {entry.name: verdict for entry, verdict in arrange(place, Path("/suite/x/y/z/w"), listed)}
+    assert verdicts.get(name) == held
 
 
-def test_layout_parts_of_folders_inside_and_outside() -> None:
-    root = Path("/suite")
-    assert layout_parts(root, root / "test-cases" / "end-to-end") == ("test-cases", "end-to-end")
-    assert layout_parts(root, root / "runs" / "game") is None
-    assert layout_parts(root, Path("/elsewhere")) is None
+@pytest.mark.parametrize(("place", "name"), [
+    (ROOT, "test-case.toml"),
+    (Place(Area.CATALOG, 3), "test-case.toml"),
+    (Place(Area.CATALOG, 5), "test-case.toml"),
+    (Place(Area.CATALOG, 0), "game.toml"),
+    (VERSION, "test-case.toml"),
+    (Place(Area.DEFINITIONS, 1), "game.toml"),
+])
+def test_what_looks_like_a_case_where_no_layout_puts_it_is_misplaced(place: Place, name: str) -> None:
+    verdicts = dict(arrange(place, Path("/suite/test-cases/a/b/c/d/e"), [Entry(name, False), Entry("version.toml", False)]))
+    assert isinstance(verdicts[Entry(name, False)], Misplaced)
+
+
+def test_the_place_of_folders_inside_and_outside(tmp_path: Path) -> None:
+    (tmp_path / "games/test-cases/end-to-end").mkdir(parents=True)
+    (tmp_path / "runs/game/.tcab").mkdir(parents=True)
+    assert place_of(tmp_path, tmp_path / "games/test-cases/end-to-end") == Place(Area.CATALOG, 1)
+    assert place_of(tmp_path, tmp_path / "runs") == Place(Area.FREE)
+    assert place_of(tmp_path, tmp_path / "runs/game/.tcab") is None
+    assert place_of(tmp_path, Path("/elsewhere")) is None
+
+
+def test_a_symlink_loop_is_walked_once(tmp_path: Path) -> None:
+    case = tmp_path / "games/test-cases/end-to-end/easy/demo/v1.0.0"
+    case.mkdir(parents=True)
+    (case / "test-case.toml").write_text('slug = "demo"\n')
+    (tmp_path / "games/again").symlink_to(tmp_path)
+    (tmp_path / "games/test-cases/end-to-end/up").symlink_to(tmp_path / "games")
+    assert walk(tmp_path).manifests == (case / "test-case.toml",)

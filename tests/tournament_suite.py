@@ -34,9 +34,12 @@ const timer = setInterval(() => {
 
 
 def manifest(*, house: Sequence[str] = (), structure: str = "round-robin", rounds: int = 1, max_ticks: int = 200,
-             fuel_per_tick: int = 10_000, participants: int = 2, renderer: bool = False) -> str:
+             fuel_per_tick: int = 10_000, participants: int = 2, renderer: bool = False,
+             variants: Sequence[str] = ()) -> str:
     houses = ", ".join(f'"house/{name}.wat"' for name in house)
     replay = '\n[replay]\nrenderer = "replay/index.html"\n' if renderer else ""
+    files = ", ".join(f'"variants/{name}.toml"' for name in variants)
+    listed = f"variants = [{files}]\n" if variants else ""
     return f"""\
 slug = "echo"
 name = "Echo"
@@ -45,7 +48,7 @@ tags = []
 changelog = "changelog.md"
 prompt = "prompt.hbs"
 type = "adversarial"
-
+{listed}
 [build]
 install = "true"
 build = "mkdir -p target && cp prebuilt/controller.wasm target/c.wasm"
@@ -87,6 +90,9 @@ def write_suite(root: Path, runs: dict[str, str], **keys: object) -> list[Path]:
     }
     for name in keys.get("house", ()):  # type: ignore[attr-defined]
         files[f"house/{name}.wat"] = (FILES / f"{name}.wat").read_text()
+    for name in keys.get("variants", ()):  # type: ignore[attr-defined]
+        files[f"variants/{name}.toml"] = f'slug = "{name}"\n\n[[spec]]\nsource = "specs/{name}.md"\n'
+        files[f"specs/{name}.md"] = f"# The {name} rules\n"
     for name, text in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text)

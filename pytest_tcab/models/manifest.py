@@ -315,6 +315,8 @@ class AdversarialManifest(_VersionHeader, AdversarialTables):
     type: Literal["adversarial"]
     workspace: RelPath | None = None
     spec: list[SpecEntry] = []
+    variants: list[RelPath] = []
+    """Variant files (the first is the default), as a performance case's: each adds its own specs."""
 
 
 class VariantFile(_CaseMaterial):
@@ -331,8 +333,8 @@ class VariantFile(_CaseMaterial):
         return self.name or humanize(self.slug)
 
 
-class PerformanceVariantFile(StrictModel):
-    """A performance case's variant document: a name and additive specs over the common material."""
+class WasmVariantFile(StrictModel):
+    """A performance or adversarial case's variant document: a name and additive specs over the common material."""
 
     slug: KebabSlug
     name: str | None = None

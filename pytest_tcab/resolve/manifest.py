@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from pathlib import PurePosixPath
+from typing import TypeVar
 
 from pytest_tcab.case import Adversarial
 from pytest_tcab.case import CaseVersion
@@ -30,8 +31,8 @@ from pytest_tcab.models.manifest import AdversarialManifest
 from pytest_tcab.models.manifest import Build
 from pytest_tcab.models.manifest import Manifest
 from pytest_tcab.models.manifest import PerformanceManifest
-from pytest_tcab.models.manifest import PerformanceVariantFile
 from pytest_tcab.models.manifest import VariantFile
+from pytest_tcab.models.manifest import WasmVariantFile
 from pytest_tcab.models.manifest import humanize
 from pytest_tcab.models.performance import PerfCase
 from pytest_tcab.models.suite import SuiteConfig
@@ -64,6 +65,7 @@ CASE_TYPES = (
 )
 CODE_TYPES = frozenset({"end-to-end", "full-stack"})
 DEFAULT_VARIANT = "default"
+WasmManifest = TypeVar("WasmManifest", PerformanceManifest, AdversarialManifest)
 ERRATA_FILE = "errata.toml"
 """The slug of the single implicit variant of a case that declares no `variants`."""
 _NPM_INSTALL = re.compile(r"\bnpm\s+(?:install|i)\b")
@@ -148,20 +150,14 @@ class VersionResolver(VersionScope):
         self.result.experimental = doc.data.get("experimental") is True
         self._layout(folder_type, folder_difficulty, declared_type)
         if case_type == "performance":
-            partial_perf = validate_partial(PerformanceManifest, self._unreviewed(), root_keys=ROOT_KEYS)
-            self.common.extend(partial_perf.problems)
-            perf = partial_perf.model
-            perf_docs = self._variant_docs(doc.data.get("variants"))
-            self.variant_slugs[:] = [slug for slug, _ in perf_docs]
+            perf = self._wasm_manifest(PerformanceManifest)
             if perf is not None:
-                self._performance(perf, self._performance_variants(perf_docs))
+                self._performance(*perf)
             return
         if case_type == "adversarial":
-            tables = validate_partial(AdversarialManifest, self._unreviewed(), root_keys=ROOT_KEYS)
-            self.common.extend(tables.problems)
-            self.variant_slugs[:] = [DEFAULT_VARIANT]
-            if tables.model is not None:
-                self._adversarial(tables.model)
+            adversarial = self._wasm_manifest(AdversarialManifest)
+            if adversarial is not None:
+                self._adversarial(*adversarial)
             return
         partial = validate_partial(Manifest, doc, root_keys=ROOT_KEYS, lenient=True)
         self.common.extend(partial.problems)
@@ -447,16 +443,26 @@ class VersionResolver(VersionScope):
         kept = {key: value for key, value in doc.data.items() if key not in REVIEWED_TABLES}
         return TomlDocument(doc.path, kept, doc.source)
 
-    def _performance_variants(self, docs: list[tuple[str, TomlDocument | None]]
-                              ) -> list[tuple[str, PerformanceVariantFile | None]]:
-        """Each variant file of a performance case: a name and additive specs, checked like a game's."""
-        variants: list[tuple[str, PerformanceVariantFile | None]] = []
+    def _wasm_manifest(self, model: type[WasmManifest]
+                       ) -> tuple[WasmManifest, list[tuple[str, WasmVariantFile | None]]] | None:
+        """A performance or adversarial manifest and its variant files, each checked; None when
+        the manifest does not validate (its problems are recorded)."""
+        partial = validate_partial(model, self._unreviewed(), root_keys=ROOT_KEYS)
+        self.common.extend(partial.problems)
+        docs = self._variant_docs(self.doc.data.get("variants"))
+        self.variant_slugs[:] = [slug for slug, _ in docs]
+        return (partial.model, self._wasm_variants(docs)) if partial.model is not None else None
+
+    def _wasm_variants(self, docs: list[tuple[str, TomlDocument | None]]
+                       ) -> list[tuple[str, WasmVariantFile | None]]:
+        """Each variant file of a performance or adversarial case: a name and additive specs, checked like a game's."""
+        variants: list[tuple[str, WasmVariantFile | None]] = []
         for slug, vdoc in docs:
             problems = self.result.by_variant.setdefault(slug, [])
             if vdoc is None:
                 variants.append((slug, None))
                 continue
-            partial = validate_partial(PerformanceVariantFile, vdoc)
+            partial = validate_partial(WasmVariantFile, vdoc)
             problems.extend(partial.problems)
             model = partial.model
             for i, spec in enumerate(model.spec if model is not None else ()):
@@ -484,7 +490,7 @@ class VersionResolver(VersionScope):
         return [path for path in seeded if path is not None]
 
     def _wasm_case(self, manifest: PerformanceManifest | AdversarialManifest,
-                   variants: list[tuple[str, PerformanceVariantFile | None]], *,
+                   variants: list[tuple[str, WasmVariantFile | None]], *,
                    performance: Performance | None = None, adversarial: Adversarial | None = None) -> CaseVersion:
         """The case version of a performance or adversarial manifest: its variants, no checklist."""
         workspace = self.folder / manifest.workspace if manifest.workspace is not None else None
@@ -516,7 +522,7 @@ class VersionResolver(VersionScope):
         )
 
     def _performance(self, manifest: PerformanceManifest,
-                     variants: list[tuple[str, PerformanceVariantFile | None]]) -> None:
+                     variants: list[tuple[str, WasmVariantFile | None]]) -> None:
         seeded = self._wasm_material(manifest, ())
         for key in ("input", "output"):
             found = self.path(self.doc, ("contract", key), getattr(manifest.contract, key), "file",
@@ -526,11 +532,11 @@ class VersionResolver(VersionScope):
         self.result.case = self._wasm_case(manifest, variants, performance=Performance(
             build=manifest.build, contract=manifest.contract, sandbox=manifest.sandbox, cases=tuple(manifest.case)))
 
-    def _adversarial(self, manifest: AdversarialManifest) -> None:
+    def _adversarial(self, manifest: AdversarialManifest,
+                     variants: list[tuple[str, WasmVariantFile | None]]) -> None:
         seeded = self._wasm_material(manifest, (manifest.contract.world, manifest.contract.action))
         self.common.extend(adversarial_problems(self.doc, self.folder, manifest, seeded=seeded))
-        self.result.case = self._wasm_case(manifest, [(DEFAULT_VARIANT, None)],
-                                           adversarial=adversarial_case(self.folder, manifest))
+        self.result.case = self._wasm_case(manifest, variants, adversarial=adversarial_case(self.folder, manifest))
 
 def performance_case_problems(doc: TomlDocument, folder: Path, cases: Sequence[PerfCase], *,
                               seeded: Sequence[Path] = ()) -> list[Problem]:

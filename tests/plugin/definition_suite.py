@@ -138,10 +138,15 @@ CLEAN_ITEMS = 22
 definition `resolve`, `slug`, and a `template` and a `seed` per engine (game has two: 6 + 3 * 4)."""
 
 
-def write_definition_suite(root: Path) -> Path:
-    """The minimal suite under `root`: four definitions that pass every rule."""
+SUITE_FILES = frozenset({Path("tcab.toml"), Path("engines/simple-2d/README.md")})
+"""What stays at the suite root when the test suite stands deeper (`write_definition_suite(under=)`)."""
+
+
+def write_definition_suite(root: Path, under: Path = Path()) -> Path:
+    """The minimal suite under `root`: four definitions that pass every rule, their test suite
+    (`versions/`) in `root/under`."""
     for relative, text in FILES.items():
-        path = root / relative
+        path = root / relative if relative in SUITE_FILES else root / under / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     return root

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,18 @@ class Edit:
         text = path.read_text()
         assert self.old in text, f"{self.old!r} not in {self.file}"
         path.write_text(text.replace(self.old, self.new, 1))
+
+
+NESTINGS: dict[str, Path] = {"flat": Path(), "nested": Path("arcade"), "nested-twice": Path("suites/arcade")}
+"""Where a rule test's layouts stand under the suite root (its tcab.toml): every rule holds at any depth."""
+
+
+def nested(line: str, under: Path) -> str:
+    """An expected problem line as it reads when the layouts stand in `under`: each path from the
+    suite root (the problem's file, and the other file a slug rule names) starts with it."""
+    if under == Path():
+        return line
+    return re.sub(r"(^|declared by |the definition )(?=test-cases/|versions/)", rf"\g<1>{under.as_posix()}/", line)
 
 
 def L(name: str) -> Path:

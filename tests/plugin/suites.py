@@ -96,8 +96,9 @@ LEGACY = Path("test-cases/end-to-end/easy/demo/v1.0.0")
 CATEGORIES = Path("test-cases/end-to-end/easy/cats/v1.0.0")
 
 
-def write_minimal_suite(root: Path) -> Path:
-    """Two clean cases (legacy and categories grammar) and a package store."""
+def write_minimal_suite(root: Path, under: Path = Path()) -> Path:
+    """Two clean cases (legacy and categories grammar) and a package store, the catalog
+    (`test-cases/`) in `root/under`."""
     (root / "tcab.toml").write_text(
         textwrap.dedent(
             """\
@@ -109,9 +110,10 @@ def write_minimal_suite(root: Path) -> Path:
     )
     (root / "packages/particle-runtime").mkdir(parents=True)
     for folder, manifest in ((LEGACY, LEGACY_MANIFEST), (CATEGORIES, CATEGORIES_MANIFEST)):
-        (root / folder).mkdir(parents=True)
-        (root / folder / "test-case.toml").write_text(manifest)
+        case = root / under / folder
+        case.mkdir(parents=True)
+        (case / "test-case.toml").write_text(manifest)
         for name, text in SUPPORT_FILES.items():
-            (root / folder / name).parent.mkdir(parents=True, exist_ok=True)
-            (root / folder / name).write_text(text)
+            (case / name).parent.mkdir(parents=True, exist_ok=True)
+            (case / name).write_text(text)
     return root

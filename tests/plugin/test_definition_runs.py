@@ -108,11 +108,12 @@ def write(root: Path, files: dict[Path, str | bytes]) -> None:
             path.write_text(content, encoding="utf-8")
 
 
-def project(root: Path, run_toml: str, *, game: str | None = None) -> None:
-    """The suite (with `game` as the end-to-end definition when given) and a run naming `run_toml`."""
-    write_definition_suite(root / SUITE)
+def project(root: Path, run_toml: str, *, game: str | None = None, under: Path = Path()) -> None:
+    """The suite (with `game` as the end-to-end definition when given, its test suite in
+    `under`) and a run naming `run_toml`."""
+    write_definition_suite(root / SUITE, under)
     if game is not None:
-        write(root / SUITE, {GAME: game})
+        write(root / SUITE / under, {GAME: game})
     write(root / RUN, {Path(".tcab/run.toml"): run_toml, Path("index.html"): "<!doctype html><title>game</title>\n"})
 
 
@@ -131,11 +132,12 @@ def lit(*patterns: str) -> list[str]:
 
 
 @pytest.mark.wasm
-def test_a_performance_definition_runs_as_a_performance_case(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("under", [Path(), Path("games/echo")], ids=["flat", "nested"])
+def test_a_performance_definition_runs_as_a_performance_case(pytester: pytest.Pytester, under: Path) -> None:
     import wasmtime
 
-    project(pytester.path, 'case = "perf"\n')
-    write(pytester.path / SUITE, {
+    project(pytester.path, 'case = "perf"\n', under=under)
+    write(pytester.path / SUITE / under, {
         PERF: PERF_DEFINITION,
         PERF.parent.parent / "cases/tiny.json": '{"n": 1}\n',
         PERF.parent.parent / "cases/big.json": json.dumps({"n": list(range(200))}) + "\n",

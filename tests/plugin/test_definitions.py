@@ -16,7 +16,9 @@ from definition_suite import PERF
 from definition_suite import SPEC
 from definition_suite import VERSION
 from definition_suite import write_definition_suite
+from rules import NESTINGS
 from rules import Edit
+from rules import nested
 
 PROSE = VERSION / "specifications/core/specification.md"
 SECOND_SPEC = VERSION / "specifications/other/specification.toml"
@@ -241,16 +243,17 @@ def _failed_item(item: Path | str) -> str:
     return f"FAILED {text}*" if "::" in text else f"FAILED {text}::*"
 
 
+@pytest.mark.parametrize("under", NESTINGS.values(), ids=NESTINGS.keys())
 @pytest.mark.parametrize("rule", sorted(RULES))
-def test_rule_is_enforced_with_its_exact_message(pytester: pytest.Pytester, rule: str) -> None:
-    write_definition_suite(pytester.path)
+def test_rule_is_enforced_with_its_exact_message(pytester: pytest.Pytester, rule: str, under: Path) -> None:
+    write_definition_suite(pytester.path, under)
     edits, item, expected = RULES[rule]
     for edit in edits:
-        edit.apply(pytester.path)
+        edit.apply(pytester.path / under)
     result = pytester.runpytest("--tcab-suite=.", "-p", "no:cacheprovider", "-rf")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines([_failed_item(item)])
-    assert expected in result.stdout.lines, "\n".join(result.stdout.lines)
+    result.stdout.fnmatch_lines([_failed_item(nested(str(item), under))])
+    assert nested(expected, under) in result.stdout.lines, "\n".join(result.stdout.lines)
     # A suite author's mistake is a message, never a Python traceback.
     assert "Traceback" not in result.stdout.str()
     assert "site-packages" not in result.stdout.str()

@@ -103,6 +103,22 @@ def test_one_run_without_a_house_cannot_play(pytester: pytest.Pytester) -> None:
         "folder of runs) or declare house controllers in [match] house")])
 
 
+def test_a_case_that_declares_variants_plays_a_tournament_per_variant(pytester: pytest.Pytester) -> None:
+    write_suite(pytester.path, {"strong": "strong", "weak": "weak"}, variants=["blitz", "marathon"])
+    authored = pytester.runpytest(*ARGS, "-p", "no:cacheprovider", "-k", "resolve", "-v")
+    authored.assert_outcomes(passed=2, deselected=authored.parseoutcomes()["deselected"])
+    authored.stdout.fnmatch_lines([lit("*echo/v1.0.0/test-case.toml::resolve[blitz] PASSED*"),
+                                   lit("*echo/v1.0.0/test-case.toml::resolve[marathon] PASSED*")])
+    for run in ("strong", "weak"):
+        (pytester.path / RUNS / run / ".tcab/run.toml").write_text('case = "echo"\nvariant = "marathon"\n')
+    result = pytester.runpytest(*run_args("strong", "weak"))
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["echo@v1.0.0#marathon (echo-tournament): 4 passed"])
+    played = tournament(pytester)
+    assert played["variant"] == "marathon"
+    assert [line["name"] for line in played["tournament"]["standings"]] == ["strong", "weak"]
+
+
 def test_a_controller_that_does_not_build_forfeits_its_matches(pytester: pytest.Pytester) -> None:
     write_suite(pytester.path, {"strong": "strong", "weak": "weak"})
     (pytester.path / RUNS / "weak/prebuilt/controller.wasm").unlink()

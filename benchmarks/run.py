@@ -115,9 +115,10 @@ def run_process(args: list[str], cwd: Path, env: dict[str, str] | None = None) -
 SLUG_LINE = re.compile(r'^slug = "([^"]+)"', re.MULTILINE)
 
 
-def make_catalog(root: Path, copies: int) -> int:
+def make_catalog(root: Path, copies: int, under: Path = Path()) -> int:
     """`copies` copies of every catalog case of the example suite, each copy with its own slug
-    and its own template text (a comment naming the copy).
+    and its own template text (a comment naming the copy), the catalog in `root/under` (its
+    tcab.toml, packages and engines at `root`).
 
     Returns the number of case versions written.
     """
@@ -129,7 +130,7 @@ def make_catalog(root: Path, copies: int) -> int:
     versions = 0
     for i in range(copies):
         for case in cases:
-            target = root / case.relative_to(EXAMPLE).parent / f"{case.name}-{i}"
+            target = root / under / case.relative_to(EXAMPLE).parent / f"{case.name}-{i}"
             shutil.copytree(case, target)
             for manifest in target.glob("*/test-case.toml"):
                 text = manifest.read_text()
@@ -224,6 +225,13 @@ def author(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
             if label == "full":
                 full_cpu[copies] = (a_cpu, b_cpu)
                 yield figure(f"author {label}, {copies} copies peak memory", "A", a_mem, "B", b_mem, "MiB")
+        # The same catalog one folder deeper (suite root/arcade/test-cases/...): layouts are found at any depth.
+        make_catalog(folder / "nested", copies, under=Path("arcade"))
+        nested = pytest_args(ini, f"--tcab-suite={folder / 'nested'}", "--collect-only")
+        run_process(nested, folder, env)
+        a_cpu, b_cpu = paired(lambda: run_process(nested, folder, env).cpu,
+                              lambda: run_process(a_base + ["--collect-only"], folder, env).cpu, repeat)
+        yield figure(f"author collect nested vs flat, {copies} copies cpu", "A", a_cpu, "B", b_cpu, "s")
         shutil.rmtree(folder)
     small, large = min(sizes), max(sizes)
     if small != large and small in full_cpu and large in full_cpu:

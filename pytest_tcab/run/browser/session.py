@@ -68,7 +68,7 @@ CONFINING_ARGS: tuple[str, ...] = (
 )
 """Defence in depth behind the network namespace, and with Playwright's routes and
 FALLBACK_SCRIPT the only guard where there is none. Measured one by one against a listener
-(tests/browser/netprobe): the resolver rules stop every request of the HTTP stack to another
+(tests/run/browser/netprobe): the resolver rules stop every request of the HTTP stack to another
 host (fetch, WebSocket, frames, windows, images, EventSource, WebTransport); the WebRTC policy
 stops STUN and TURN over UDP but not TURN over TCP; `--disable-quic` keeps ordinary requests
 off HTTP/3 and does not stop WebTransport."""

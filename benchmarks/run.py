@@ -365,7 +365,7 @@ def wasm(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
         yield figure("wasm module load, disk cache vs compile", "A", a, "B", b, "ms")
 
 
-BROWSER_GAMES = REPO / "tests" / "browser" / "games"
+BROWSER_GAMES = REPO / "tests" / "run" / "browser" / "games"
 
 _TIMING_PLUGIN = '''"""Writes each item's call-phase duration to $TCAB_BENCH_TIMES: what the item itself took."""
 import json

@@ -12,6 +12,7 @@ import functools
 import re
 import shutil
 import tempfile
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -29,8 +30,8 @@ from pytest_tcab.run.build.typescript import is_typescript
 from pytest_tcab.run.build.typescript import strip_types
 
 REPORTER_PREFIX = "/__tcab__/"
-"""URL prefix of reporter-side files (drivers, mockups), served from the run's snapshot
-(`RunContext.reporter_folder`), never from the produced tree or the suite on disk."""
+"""URL prefix of the validation drivers' folders on the build's server, served from the run's
+snapshot (`RunContext.reporter_folder`), never from the produced tree or the suite on disk."""
 BASELINE_FOLDER = "validation-baseline"
 """Committed validation baselines live in `<version>/validation-baseline/<variant>/`."""
 STRIPPED_PREFIX = "/__tcab_ts__/"
@@ -64,24 +65,30 @@ class RunContext:
 
     def reporter_paths(self) -> list[str]:
         """The reporter-side paths of this run, relative to the case folder (see `run.snapshot`)."""
-        paths = [unit.validation.script for unit in self.variant.units() if unit.validation is not None]
+        paths = self.driver_scripts()
         paths += [reference.path or reference.media or "" for reference in self.variant.references]
         if not self.config.getoption("tcab_capture_baselines"):  # capture writes them: they are its output
             paths.append(BASELINE_FOLDER)
         if self.case.performance is not None:
             paths += [path for case in self.case.performance.cases for path in (case.input, case.expected)]
         definition = self.case.definition
-        if definition is not None:  # requirement validators; the reference asset an asset run is measured against
-            paths += [f"validators/{validator}" for spec in definition.specifications
-                      for requirement in spec.requirements for validator in requirement.validators]
-            if definition.produces is not None:
-                paths.append(definition.produces.folder.relative_to(self.case.folder).as_posix())
+        if definition is not None and definition.produces is not None:  # what an asset run is measured against
+            paths.append(definition.produces.folder.relative_to(self.case.folder).as_posix())
         if self.case.adversarial is not None:  # digested, so a change to them fails the session
             tables = self.case.adversarial
             owned = [tables.referee, tables.action_schema, *tables.house, *filter(None, [tables.renderer])]
             paths += [path.relative_to(self.case.folder).as_posix() for path in owned
                       if path.is_relative_to(self.case.folder)]
         return paths
+
+    def driver_scripts(self) -> list[str]:
+        """The validation scripts and requirement validators of this run, relative to the case folder."""
+        scripts = [unit.validation.script for unit in self.variant.units() if unit.validation is not None]
+        definition = self.case.definition
+        if definition is not None:
+            scripts += [f"validators/{validator}" for spec in definition.specifications
+                        for requirement in spec.requirements for validator in requirement.validators]
+        return scripts
 
     @functools.cached_property
     def out_dir(self) -> Path:
@@ -120,13 +127,14 @@ class RunContext:
         return result
 
     def server(self) -> StaticServer:
-        """The loopback server of the build output, reporter-side files under `/__tcab__/`."""
+        """The loopback server of the build output, and of the drivers' folders under `/__tcab__/`:
+        nothing else of the snapshot (mockups, baselines, held-out inputs) is on the build's origin."""
         if self._server is None:
             build = self.require_build()
             assert build.output_dir is not None  # a build is ok only with a static output
             stripped = CACHE_DIR.resolve()
             stripped.mkdir(parents=True, exist_ok=True)
-            server = StaticServer(build.output_dir, {REPORTER_PREFIX: self.reporter_folder, STRIPPED_PREFIX: stripped})
+            server = StaticServer(build.output_dir, {**self._driver_mounts(), STRIPPED_PREFIX: stripped})
             server.__enter__()
             self.config.add_cleanup(lambda: server.__exit__(None, None, None))
             self._server = server
@@ -142,11 +150,21 @@ class RunContext:
         """
         server = self.server()
         if not is_typescript(script):
-            return server.url_for(REPORTER_PREFIX, script), server.url_for(REPORTER_PREFIX, "")
+            base = server.url + REPORTER_PREFIX.lstrip("/")
+            return base + urllib.parse.quote(script), base
         source = self.reporter_folder / script
         top = self.reporter_folder / Path(script).parts[0] if len(Path(script).parts) > 1 else self.reporter_folder
         stripped = strip_types(source, top)
         return server.url_for(STRIPPED_PREFIX, stripped.name), server.url_for(STRIPPED_PREFIX, "")
+
+    def _driver_mounts(self) -> dict[str, Path]:
+        """Each top-level folder of the drivers in the snapshot, at its own path under `/__tcab__/`
+        (the whole snapshot only when a driver lies at the case folder's top)."""
+        tops = {Path(script).parts[0]: len(Path(script).parts) for script in self.driver_scripts()}
+        if 1 in tops.values():
+            return {REPORTER_PREFIX: self.reporter_folder}
+        return {f"{REPORTER_PREFIX}{top}/": self.reporter_folder / top for top in sorted(tops)
+                if (self.reporter_folder / top).is_dir()}
 
     def run_properties(self) -> dict[str, str]:
         """Who this run is, carried by every item so results.json needs no collection state."""

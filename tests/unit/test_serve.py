@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import http.client
 import socket
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from pytest_tcab.run.browser.serve import PageServer
 from pytest_tcab.run.browser.serve import StaticServer
-
-REFUSED = (400, 403, 404)
 
 
 def _port(server: StaticServer) -> int:
@@ -176,8 +176,10 @@ def test_only_get_and_head(server: StaticServer, method: str) -> None:
     ],
 )
 def test_nothing_outside_the_served_folders(server: StaticServer, path: str) -> None:
+    # Refused as a missing file is, to the byte: a page learns nothing from which paths were refused.
+    assert _get(server, path) == _get(server, "/no-such-file")
     status, _, body = _get(server, path)
-    assert status in REFUSED
+    assert status == 404
     assert b"secret" not in body
     assert b"root:" not in body
 
@@ -222,3 +224,18 @@ def test_bad_configuration_is_refused(site: Path, reporter: Path) -> None:
         StaticServer(site / "index.html")
     with StaticServer(site) as running, pytest.raises(ValueError, match="nothing is served"):
         running.url_for("/__tcab__/", "driver.mjs")
+
+
+def test_a_page_server_serves_its_folders_under_its_secret_prefix_only(site: Path, reporter: Path) -> None:
+    with PageServer({"player": site, "mockup": reporter}) as pages, PageServer({"player": site}) as other:
+        url = pages.page_url("mockup", "driver.mjs")
+        with urllib.request.urlopen(url, timeout=5) as response:
+            assert response.read() == b"export default () => 'reporter';"
+        assert _get(pages, urllib.parse.urlsplit(pages.page_url("player", "index.html")).path)[0] == 200
+        secret = urllib.parse.urlsplit(url).path.split("/")[1]
+        assert len(secret) >= 24 and secret not in other.page_url("player")  # drawn per server
+        missing = _get(pages, "/no-such-file")
+        for guess in ["/", "/index.html", "/mockup/driver.mjs", "/player/index.html", "/__tcab__/driver.mjs",
+                      f"/{secret}/", f"/{secret}/driver.mjs", f"/{secret}/nope/index.html", f"/{secret[:-1]}/mockup/driver.mjs"]:
+            assert _get(pages, guess) == missing, guess
+        assert missing[0] == 404

@@ -32,7 +32,6 @@ from pytest_tcab.run.assets.formats import format_for
 from pytest_tcab.run.browser.session import BrowserFunction
 from pytest_tcab.run.browser.session import BrowserSession
 from pytest_tcab.run.browser.session import browser_test
-from pytest_tcab.run.context import REPORTER_PREFIX
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.item import RunItem
 from pytest_tcab.toml import line_in
@@ -187,26 +186,26 @@ class ParticleItem(AssetItem, BrowserFunction):
     def _play(self, browser: BrowserSession, produced: Path) -> list[str]:
         from playwright.sync_api import Error
 
-        from pytest_tcab.run.browser.serve import StaticServer
+        from pytest_tcab.run.browser.serve import PageServer
 
         assert self.runtime is not None
         player = self.run.scratch() / "particle-player"
         player.mkdir(exist_ok=True)
         main = _package_main(self.runtime)
-        page_html = (_PLAYER.replace("__RUNTIME__", f"/__tcab__/runtime/{main}")
+        page_html = (_PLAYER.replace("__RUNTIME__", f"../runtime/{main}")
                      .replace("__W__", str(PLAYER_SIZE[0])).replace("__H__", str(PLAYER_SIZE[1])))
         (player / "index.html").write_text(page_html, encoding="utf-8")
-        mounts = {f"{REPORTER_PREFIX}runtime/": self.runtime, f"{REPORTER_PREFIX}player/": player}
+        folders = {"player": player, "runtime": self.runtime, "system": produced.parent}
         shot = self.run.out_dir / ASSETS_FOLDER / re.sub(r"[^A-Za-z0-9_.-]+", "_", self.file) / "played.png"
-        with StaticServer(produced.parent, mounts) as server:
-            page = browser.page(PLAYER_SIZE, partition=server.url)
+        with PageServer(folders) as server:
+            page = browser.page(PLAYER_SIZE, origin=server.url)
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
             try:
-                page.goto(server.url_for(f"{REPORTER_PREFIX}player/", "index.html"), wait_until="load")
+                page.goto(server.page_url("player", "index.html"), wait_until="load")
                 page.wait_for_function("() => window.__tcabReady === true", timeout=10_000)
                 played = page.evaluate("(input) => window.__tcabPlay(input)",
-                                       {"file": "/" + produced.name, "seconds": PLAY_SECONDS, "step": PLAY_STEP_S})
+                                       {"file": server.page_url("system", produced.name), "seconds": PLAY_SECONDS, "step": PLAY_STEP_S})
                 page.screenshot(path=shot)
             except Error as error:
                 detail = errors[0] if errors else error.message.strip().splitlines()[0]

@@ -25,7 +25,6 @@ from pytest_tcab.options import Viewport
 from pytest_tcab.run.browser.session import BrowserFunction
 from pytest_tcab.run.browser.session import BrowserSession
 from pytest_tcab.run.browser.session import browser_test
-from pytest_tcab.run.context import REPORTER_PREFIX
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.item import RunItem
 from pytest_tcab.toml import line_in
@@ -36,6 +35,7 @@ if TYPE_CHECKING:
     from pytest_tcab.case import Variant
     from pytest_tcab.run.browser.driving import PageLog
     from pytest_tcab.run.browser.imagediff import Comparison
+    from pytest_tcab.run.browser.serve import PageServer
 
 
 CHECK_TIMEOUT_MS = 30_000.0
@@ -46,6 +46,8 @@ SALVAGE_TIMEOUT_MS = 2_000.0
 
 _baselines_key = pytest.StashKey[dict[tuple[Path, Viewport], bytes]]()
 """Still baselines, read once per session."""
+_mockup_servers_key = pytest.StashKey[dict[Path, "PageServer"]]()
+"""The server of each mockup folder, started on its first render and stopped with the session."""
 
 
 class CheckFailed(TcabError):
@@ -79,7 +81,7 @@ class CheckItem(RunItem, BrowserFunction):
         reference = _reference(self.run.variant, self.check)
         expected_png = self._baseline(browser, reference, viewport)
         problem: str | None = None
-        page = browser.page(viewport, partition=server.url, setup=prepare)
+        page = browser.page(viewport, origin=server.url, setup=prepare)
         page.set_default_timeout(CHECK_TIMEOUT_MS)
         try:
             self._drive_page(page, server.url)
@@ -174,14 +176,13 @@ class CheckItem(RunItem, BrowserFunction):
                     still.save(buffer, format="PNG")
                 cache[(source, viewport)] = buffer.getvalue()
             return cache[(source, viewport)]
-        server = self.run.server()
-
         def render() -> bytes:
-            # Its own partition: the mockup shares the build's origin, so it must never share a
-            # context (storage, service state) with the build's pages.
-            page = browser.page(viewport, partition=f"mockups {server.url}")
+            # An origin and a context of its own: the build's pages can neither load the mockup
+            # into themselves (and screenshot it as their own) nor share its storage.
+            server, url = _mockup_page(self.config, self.run.reporter_folder, reference.source)
+            page = browser.page(viewport, origin=server.url)
             try:
-                return render_on(page, server.url_for(REPORTER_PREFIX, reference.source), viewport, CHECK_TIMEOUT_MS)
+                return render_on(page, url, viewport, CHECK_TIMEOUT_MS)
             except DriveError as error:
                 raise CheckFailed(
                     f"check {self.check.view!r}: the baseline mockup {reference.source} "
@@ -218,6 +219,21 @@ class _Baseline:
     """The file, relative to the version folder."""
     media: bool
     """True for a still loaded from disk, False for a mockup rendered in the browser."""
+
+
+def _mockup_page(config: pytest.Config, reporter_folder: Path, source: str) -> tuple[PageServer, str]:
+    """The server of the mockup's folder (its top-level folder in the reporter-side snapshot,
+    which the render cache digests too) and the mockup's URL on it."""
+    from pytest_tcab.run.browser.serve import PageServer
+
+    parts = Path(source).parts
+    folder, inner = (reporter_folder / parts[0], parts[1:]) if len(parts) > 1 else (reporter_folder, parts)
+    servers = config.stash.setdefault(_mockup_servers_key, {})
+    server = servers.get(folder)
+    if server is None:
+        server = servers[folder] = PageServer({"mockup": folder}).__enter__()
+        config.add_cleanup(lambda: server.__exit__(None, None, None))
+    return server, server.page_url("mockup", "/".join(inner))
 
 
 def _reference(variant: Variant, check: Check) -> _Baseline:

@@ -1,9 +1,11 @@
-"""A loopback static server that cannot serve anything outside the folders it was given."""
+"""Loopback static servers that cannot serve anything outside the folders they were given: the
+build's (its output, nothing else) and the plugin's own pages' (`PageServer`)."""
 
 from __future__ import annotations
 
 import mimetypes
 import os
+import secrets
 import shutil
 import socket
 import socketserver
@@ -64,17 +66,18 @@ def on_start(observer: Observer) -> Callable[[], None]:
 
 
 class StaticServer:
-    """Serve ``root`` at ``/`` and each of ``mounts`` at its URL prefix, on an ephemeral port.
+    """Serve ``root`` at ``/`` (unless None) and each of ``mounts`` at its URL prefix, on an
+    ephemeral port; any other path, or one that tries to leave its folder, is the same 404.
 
     Use as a context manager; the server runs in a daemon thread between enter and exit.
-    Mounts keep reporter-side files (drivers) out of the produced tree: a prefix such as
-    ``/__tcab__/`` shadows any folder of that name in ``root``.
+    A mount prefix such as ``/__tcab__/`` shadows any folder of that name in ``root``.
     """
 
-    def __init__(self, root: Path, mounts: Mapping[str, Path] | None = None) -> None:
+    def __init__(self, root: Path | None, mounts: Mapping[str, Path] | None = None) -> None:
         self._folders: dict[str, Path] = {}
         routes: list[tuple[list[str], Path]] = []
-        for prefix, folder in [("/", root), *(mounts or {}).items()]:
+        served = [] if root is None else [("/", root)]
+        for prefix, folder in [*served, *(mounts or {}).items()]:
             parts = _prefix_parts(prefix)
             if parts is None or prefix in self._folders:
                 raise ValueError(f"a mount prefix looks like '/name/' (not '/'), got {prefix!r}")
@@ -154,6 +157,27 @@ class StaticServer:
         self._thread = None
 
 
+class PageServer(StaticServer):
+    """The server of pages the plugin makes itself (mockup renders, the particle player, replay
+    renderers): an origin of its own, each of ``folders`` served under a prefix drawn for this
+    server (``/<secret>/<name>/``), nothing at any other path.
+
+    A build's page never runs in a context of this origin, and its own context's guard keeps it
+    off it (`BrowserSession.page`); should a page find the port anyway, it cannot name a file there.
+    """
+
+    def __init__(self, folders: Mapping[str, Path]) -> None:
+        self._secret = secrets.token_urlsafe(18)
+        super().__init__(None, {self._prefix(name): folder for name, folder in folders.items()})
+
+    def page_url(self, name: str, relpath: str = "") -> str:
+        """The URL of ``relpath`` (a POSIX path) inside the folder served as ``name``."""
+        return self.url_for(self._prefix(name), relpath)
+
+    def _prefix(self, name: str) -> str:
+        return f"/{self._secret}/{name}/"
+
+
 class _Server(ThreadingHTTPServer):
     def server_bind(self) -> None:
         # HTTPServer.server_bind resolves the host name (getfqdn), which can stall on a host
@@ -192,14 +216,13 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self, send_body: bool) -> None:
         raw = self.path.split("?", 1)[0].split("#", 1)[0]
         segments = _safe_segments(raw)
-        if segments is None:
-            self.send_error(HTTPStatus.FORBIDDEN)
+        route = None if segments is None else next(
+            ((base, segments[len(parts):]) for parts, base in self.routes if segments[: len(parts)] == parts), None)
+        if route is None:
+            # Refused like a missing file: a page learns nothing from which paths were refused.
+            self.send_error(HTTPStatus.NOT_FOUND)
             return
-        base, inner = next(
-            (base, segments[len(parts) :])
-            for parts, base in self.routes
-            if segments[: len(parts)] == parts
-        )
+        base, inner = route
         target = _contained(base, inner)
         if target is not None and target.is_dir():
             if not raw.endswith("/"):

@@ -34,6 +34,7 @@ from pytest_tcab.failures import is_plain
 from pytest_tcab.failures import item_failure
 from pytest_tcab.nodeids import match_saved_form
 from pytest_tcab.outcomes import skip_at_item
+from pytest_tcab.run.build.sandbox import hidden_places
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext
@@ -67,7 +68,7 @@ CONFINING_ARGS: tuple[str, ...] = (
 )
 """Defence in depth behind the network namespace, and with Playwright's routes and
 FALLBACK_SCRIPT the only guard where there is none. Measured one by one against a listener
-(tests/browser/netprobe): the resolver rules stop every request of the HTTP stack to another
+(tests/run/browser/netprobe): the resolver rules stop every request of the HTTP stack to another
 host (fetch, WebSocket, frames, windows, images, EventSource, WebTransport); the WebRTC policy
 stops STUN and TURN over UDP but not TURN over TCP; `--disable-quic` keeps ordinary requests
 off HTTP/3 and does not stop WebTransport."""
@@ -312,9 +313,10 @@ class BrowserSession:
     """One Playwright driver and one Chromium for the whole session.
 
     Items get their pages through `item()` and `page()`: a fresh page each time, in a context
-    kept for its (partition, viewport, setup) and cleaned between items (see `_Lent`); a run's
-    build, its mockups and each other server get partitions of their own, so no page ever
-    shares a context with another run's. `new_context` makes a context of the caller's own.
+    kept for its (origin, viewport, setup) and cleaned between items (see `_Lent`): a run's
+    build and each server of the plugin's own pages (mockups, a particle player, a replay) are
+    origins of their own, so no page ever shares a context with another origin's, and a page
+    reaches its own origin only. `new_context` makes a context of the caller's own.
     Uses the sync API, so it must never be created or used inside a running asyncio loop.
     """
 
@@ -324,6 +326,7 @@ class BrowserSession:
         launch_args: Mapping[str, Any] | None = None,
         context_args: Mapping[str, Any] | None = None,
         confine: bool = True,
+        hidden: tuple[Path, ...] = (),
     ) -> None:
         from playwright.sync_api import Error
         from playwright.sync_api import sync_playwright
@@ -339,16 +342,25 @@ class BrowserSession:
         self.chromium = chromium
         self.confined = confine
         """Whether Chromium runs in a network namespace of its own (else flags and routes guard it)."""
-        self._network = netns.ConfinedNetwork(netns.probe(), chromium.path) if confine else None
+        self._scratch = tempfile.TemporaryDirectory(prefix="tcab-playwright-")
+        profiles = Path(self._scratch.name) / "profiles"
+        profiles.mkdir()
+        try:
+            self._network = netns.ConfinedNetwork(netns.probe(), chromium.path, profiles, hidden) if confine else None
+        except BaseException:
+            self._scratch.cleanup()
+            raise
         self._stop_serving: Callable[[], None] | None = None
         self.context_args = dict(context_args or {})
         """What every context is made with besides viewport and guard (it changes how pages render)."""
-        self._scratch = tempfile.TemporaryDirectory(prefix="tcab-playwright-")
         browsers = ffmpeg_for_playwright(Path(self._scratch.name))
         self.video_unavailable: str | None = None if browsers is not None else NO_FFMPEG_REASON
         """Why recording contexts cannot be made on this host, or None when they can."""
         try:
-            with _environ("PLAYWRIGHT_BROWSERS_PATH", None if browsers is None else str(browsers)):
+            # The driver makes each browser's profile and artifact folders in its TMPDIR: the one
+            # writable place a confined Chromium is shown.
+            with (_environ("PLAYWRIGHT_BROWSERS_PATH", None if browsers is None else str(browsers)),
+                  _environ("TMPDIR", str(profiles))):
                 self._playwright = sync_playwright().start()
         except BaseException:
             self._scratch.cleanup()
@@ -381,7 +393,7 @@ class BrowserSession:
         self._thread = threading.get_ident()
         _running.add(self._thread)
         self._closed = False
-        self._pool: OrderedDict[tuple[str, tuple[int, int], Setup | None], _Lent] = OrderedDict()
+        self._pool: OrderedDict[tuple[str | None, tuple[int, int], Setup | None], _Lent] = OrderedDict()
         self._scope: ItemScope | None = None
 
     def new_context(
@@ -394,11 +406,12 @@ class BrowserSession:
         With `record_video_dir`, every page records a full-size clip there (``.webm``), saved
         when the page closes. The caller closes it.
         """
-        return self._make_context(viewport, record_video_dir)[0]
+        return self._make_context(viewport, None, record_video_dir)[0]
 
-    def _make_context(self, viewport: tuple[int, int], record_video_dir: Path | None = None,
+    def _make_context(self, viewport: tuple[int, int], origin: str | None, record_video_dir: Path | None = None,
                       ) -> tuple[BrowserContext, set[str]]:
-        """A guarded context, and the set its guard fills with every origin a page of it requests."""
+        """A guarded context (its pages reach `origin` only, any loopback origin when None), and
+        the set its guard fills with every origin a page of it requests."""
         width, height = viewport
         size = {"width": width, "height": height}
         options: dict[str, Any] = {
@@ -419,8 +432,9 @@ class BrowserSession:
         # Fresh closures per context: Playwright caches its wrapper on the handler object, and a
         # wrapper made by an earlier (since reloaded) Playwright would hand over raw objects.
         origins: set[str] = set()
-        context.route("**/*", lambda route: _loopback_only(route, origins))
-        context.route_web_socket(lambda url: _any_url(url), lambda socket: _loopback_only_socket(socket))
+        allowed = None if origin is None else _origin_of(origin)
+        context.route("**/*", lambda route: _loopback_only(route, origins, allowed))
+        context.route_web_socket(lambda url: _any_url(url), lambda socket: _loopback_only_socket(socket, allowed))
         return context, origins
 
     @contextmanager
@@ -448,17 +462,19 @@ class BrowserSession:
             self._scope = None
             self._finish(scope, failed)
 
-    def page(self, viewport: tuple[int, int] = DEFAULT_VIEWPORT, partition: str = "",
+    def page(self, viewport: tuple[int, int] = DEFAULT_VIEWPORT, origin: str | None = None,
              setup: Setup | None = None) -> Page:
-        """A fresh page for the current item, in the context kept for (`partition`, `viewport`, `setup`).
+        """A fresh page for the current item, in the context kept for (`origin`, `viewport`, `setup`).
 
-        `partition` separates what must never share storage (a run's build, its mockups, another
-        server's pages); `setup` runs once on a new context, before any page opens in it.
+        `origin` (a server's URL) is the one origin the context's pages may request anything of:
+        a build's page cannot load a mockup or a player page of the plugin's into itself, and
+        pages of two origins never share storage. None allows every loopback origin.
+        `setup` runs once on a new context, before any page opens in it.
         """
         scope = self._scope
         if scope is None:
             raise BrowserError("pages are lent to items: open them inside `with browser.item(...)`")
-        lent = self._lend((partition, viewport, setup), scope)
+        lent = self._lend((origin, viewport, setup), scope)
         page = lent.context.new_page()
         scope.pages.append(page)
         return page
@@ -491,10 +507,10 @@ class BrowserSession:
             except Error:
                 pass  # the browser itself is gone: the next item says so
 
-    def _lend(self, key: tuple[str, tuple[int, int], Setup | None], scope: ItemScope) -> _Lent:
+    def _lend(self, key: tuple[str | None, tuple[int, int], Setup | None], scope: ItemScope) -> _Lent:
         lent = self._pool.pop(key, None)
         if lent is None:
-            context, origins = self._make_context(key[1])
+            context, origins = self._make_context(key[1], key[0])
             if key[2] is not None:
                 key[2](context)
             janitor_page = context.new_page()
@@ -574,15 +590,22 @@ class BrowserSession:
             self._network.close()
 
 
-def _is_loopback(url: str) -> bool:
-    return urlsplit(url).hostname in LOOPBACK_HOSTS
+def _origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
-def _loopback_only(route: Route, origins: set[str]) -> None:
+def _reachable(url: str, allowed: str | None) -> bool:
+    """Whether a page whose context allows `allowed` (None: any loopback origin) may request `url`."""
+    if allowed is None:
+        return urlsplit(url).hostname in LOOPBACK_HOSTS
+    return _origin_of(url) == allowed
+
+
+def _loopback_only(route: Route, origins: set[str], allowed: str | None) -> None:
     url = route.request.url
-    if _is_loopback(url):
-        parts = urlsplit(url)
-        origins.add(f"{parts.scheme}://{parts.netloc}")
+    if _reachable(url, allowed):
+        origins.add(_origin_of(url))
         route.fallback()
     else:
         route.abort("blockedbyclient")
@@ -592,8 +615,10 @@ def _any_url(url: str) -> bool:
     return True
 
 
-def _loopback_only_socket(socket: WebSocketRoute) -> None:
-    if _is_loopback(socket.url):
+def _loopback_only_socket(socket: WebSocketRoute, allowed: str | None) -> None:
+    # A socket of a page reaches the host and port its context allows, as ws:// or wss://.
+    target = None if allowed is None else allowed.replace("http", "ws", 1)
+    if _reachable(socket.url, target):
         socket.connect_to_server()
     else:
         socket.close(code=1008, reason="pytest-tcab: a driven page may reach only the loopback server")
@@ -693,7 +718,8 @@ def tcab_browser(
     confine = not request.config.getoption("tcab_no_sandbox", False)
     if not confine:
         warnings.warn(pytest.PytestWarning(NOT_CONFINED), stacklevel=1)
-    session = BrowserSession(location, tcab_launch_args, tcab_context_args, confine=confine)
+    session = BrowserSession(location, tcab_launch_args, tcab_context_args, confine=confine,
+                             hidden=hidden_places(request.config))
     try:
         yield session
     finally:

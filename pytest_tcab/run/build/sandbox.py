@@ -102,21 +102,28 @@ class Sandbox:
         args = ["--unshare-all", "--die-with-parent", "--new-session"]
         if network:
             args.append("--share-net")
-        for top in SYSTEM_DIRS:
-            if os.path.islink(top):
-                args += ["--symlink", os.readlink(top), top]
-            elif os.path.isdir(top):
-                args += ["--ro-bind", top, top]
-        if network:
             for folder in RESOLVER_DIRS:
                 args += ["--ro-bind-try", folder, folder]
-        for path in self.hidden:
-            if _under_system(path):
-                args += ["--tmpfs", str(path)]
-        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
+        args += [*system_view(self.hidden),
                  "--bind", str(workdir), INNER_WORKDIR, "--bind", str(home), INNER_HOME,
                  "--chdir", INNER_WORKDIR]
         return args
+
+
+def system_view(hidden: tuple[Path, ...]) -> list[str]:
+    """The bwrap arguments of the mount view every confined process starts from: the system
+    read-only, the `hidden` places under it covered by an empty tmpfs, its own `/proc` and `/dev`,
+    a private `/tmp` and `/var/tmp`; nothing else of the host. Build steps and Chromium share it."""
+    args: list[str] = []
+    for top in SYSTEM_DIRS:
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for path in hidden:
+        if under_system(path):
+            args += ["--tmpfs", str(path)]
+    return [*args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp"]
 
 
 def home_for(workdir: Path) -> Path:
@@ -128,11 +135,12 @@ def home_for(workdir: Path) -> Path:
 def visible_path(path: str) -> str:
     """`PATH` reduced to the folders a step can see: a folder of the suite or the checkout on
     the caller's PATH would otherwise tell the graded code where they are."""
-    kept = [entry for entry in path.split(os.pathsep) if entry and _under_system(Path(entry))]
+    kept = [entry for entry in path.split(os.pathsep) if entry and under_system(Path(entry))]
     return os.pathsep.join(dict.fromkeys(kept)) or DEFAULT_PATH
 
 
-def _under_system(path: Path) -> bool:
+def under_system(path: Path) -> bool:
+    """Whether `path` lies inside one of the system folders every confined process sees."""
     return any(path.is_relative_to(top) and path != Path(top) for top in SYSTEM_DIRS)
 
 
@@ -186,7 +194,7 @@ def _probe(config: pytest.Config) -> Sandbox | SandboxUnavailable:
     found = shutil.which("bwrap")
     if found is None:
         return SandboxUnavailable(f"the build sandbox cannot start: bwrap is not installed (not on PATH); {INSTALL_HINT}")
-    sandbox = Sandbox(found, network, _hidden_places(config))
+    sandbox = Sandbox(found, network, hidden_places(config))
     with tempfile.TemporaryDirectory(prefix="tcab-probe-") as scratch:
         workdir = Path(scratch) / "build"
         workdir.mkdir()
@@ -201,7 +209,7 @@ def _probe(config: pytest.Config) -> Sandbox | SandboxUnavailable:
     return sandbox
 
 
-def _hidden_places(config: pytest.Config) -> tuple[Path, ...]:
+def hidden_places(config: pytest.Config) -> tuple[Path, ...]:
     """The suite, the results folder, the home, the checkout and the run folders, resolved."""
     from pytest_tcab.session import configured_root
 

@@ -133,7 +133,7 @@ class BuildPages:
 
         if self._last is not None:
             self.browser.recycle(self._last)
-        page = self._last = self.browser.page(self.viewport, partition=self.url, setup=instrument)
+        page = self._last = self.browser.page(self.viewport, origin=self.url, setup=instrument)
         self.page_errors = load(page, self.url, LOAD_TIMEOUT_MS).page_errors
         return page
 

@@ -251,7 +251,7 @@ class ReplayItem(TournamentItem, BrowserFunction):
     kind = "replay"
 
     def use_browser(self, browser: BrowserSession) -> None:
-        from pytest_tcab.run.browser.serve import StaticServer
+        from pytest_tcab.run.browser.serve import PageServer
         from pytest_tcab.run.browser.session import DEFAULT_VIEWPORT
 
         shared = self.tournament
@@ -265,8 +265,8 @@ class ReplayItem(TournamentItem, BrowserFunction):
         write_player(renderer, log, folder / "index.html", speed)
         viewport = self.config.getoption("tcab_viewport") or DEFAULT_VIEWPORT
         seconds = len(log["frames"]) * float(log["timestep_ms"]) / 1000.0 / speed
-        with StaticServer(folder) as server:
-            clip = record_clip(browser.page(viewport, partition=server.url), server.url + "index.html",
+        with PageServer({"replay": folder}) as server:
+            clip = record_clip(browser.page(viewport, origin=server.url), server.page_url("replay", "index.html"),
                                shared.run.out_dir / f"replay__{_safe(slot.label)}.webm",
                                timeout_s=seconds + float(self.config.getoption("tcab_driver_timeout")))
         self.record(match=slot.label, summary=result.summary(), clip=str(clip), poster=poster_of(str(clip)),

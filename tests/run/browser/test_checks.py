@@ -156,6 +156,44 @@ def test_a_build_that_cannot_be_driven_fails_the_check(
     assert all(Path(item["actual"]).is_file() for item in checks(pytester).values())
 
 
+MIRROR = """<!doctype html>
+<meta charset="utf-8">
+<style>html, body { margin: 0; height: 100%; } iframe { border: 0; width: 100%; height: 100%; display: block; }</style>
+<script>
+  // A build that does no work: it shows the suite's own mockup, wherever it can find it.
+  const guesses = ["/__tcab__/reference/title.html", "/__tcab__/title.html", "/__tcab__/mockups/title.html",
+                   "/reference/title.html", "/mockups/title.html", "/title.html", "reference/title.html"];
+  const found = guesses.find((url) => {
+    const request = new XMLHttpRequest();
+    request.open("GET", url, false);
+    request.send();
+    return request.status === 200;
+  });
+  window.__demo = { settle: () => Promise.resolve() };
+  if (found) document.write(`<iframe src="${found}"></iframe>`);
+</script>
+"""
+
+
+@pytest.mark.parametrize("copied", [False, True], ids=["attack", "control"])
+def test_a_build_cannot_show_its_mockup_as_its_own_view(pytester: pytest.Pytester, copied: bool) -> None:
+    # The mockups are served on an origin of their own, which the build's pages cannot request: the
+    # page finds nothing and shows nothing. The control copies the mockup into the produced tree,
+    # where the same page finds it and passes: the technique works wherever the file is reachable.
+    project(pytester, "good")
+    (pytester.path / "good/index.html").write_text(MIRROR, encoding="utf-8")
+    if copied:
+        shutil.copytree(GAMES / MANIFEST.parent / "reference", pytester.path / "good/reference")
+        edit(pytester.path / MANIFEST, "cp index.html dist/", "cp -r index.html reference dist/")
+    result = run(pytester, "good")
+    recorded = checks(pytester)
+    if copied:
+        assert (recorded["title"]["outcome"], recorded["title"]["similarity"]) == ("passed", 1.0)
+        return
+    result.assert_outcomes(passed=1, failed=2, skipped=1)
+    result.stdout.fnmatch_lines(lines("check 'title': the page is blank: the screenshot on load is a single colour (#ffffff)"))
+
+
 def test_max_diff_fails_a_view_that_strays_from_its_mockup(pytester: pytest.Pytester) -> None:
     project(pytester, "good")
     edit(pytester.path / "good/index.html", '"400px"', '"700px"')

@@ -18,7 +18,7 @@ EVERY_KIND = ["localStorage", "sessionStorage", "cookie", "indexedDB", "cacheSto
 def _visit(session: BrowserSession, url: str, folder: Path | None = None) -> tuple[list[str], object]:
     """One item: what the page found left by earlier items, and the context it was lent."""
     with session.item("visit", lambda: folder):
-        page = session.page(partition="storage")
+        page = session.page()
         page.goto(url)
         found: list[str] = page.evaluate("() => window.__stored()")
         return found, page.context
@@ -33,7 +33,7 @@ def test_a_lent_context_is_reused_and_leaves_nothing_to_the_next_item(session: B
     again, _ = _visit(session, here)
     assert again == []  # without the cleaning it would be EVERY_KIND (test below)
     with session.item("two origins", lambda: None):
-        page = session.page(partition="storage")
+        page = session.page()
         page.goto(elsewhere)
         assert page.evaluate("() => window.__stored()") == []
         assert page.context is context  # the same context, lent again
@@ -44,19 +44,20 @@ def test_a_lent_context_is_reused_and_leaves_nothing_to_the_next_item(session: B
 def test_without_cleaning_a_page_would_find_everything_left(session: BrowserSession, pages_url: str) -> None:
     """The control: two pages of one context, no item in between, see what the first left."""
     with session.item("control", lambda: None):
-        first = session.page(partition="control")
+        first = session.page()
         first.goto(pages_url + "storage.html")
         assert first.evaluate("() => window.__stored()") == []
-        second = session.page(partition="control")
+        second = session.page()
         second.goto(pages_url + "storage.html")
         assert second.evaluate("() => window.__stored()") == [k for k in EVERY_KIND if k != "sessionStorage"]
 
 
-def test_partitions_never_share_a_context(session: BrowserSession, pages_url: str) -> None:
-    with session.item("partitions", lambda: None):
-        build = session.page(partition="http://127.0.0.1:1/")
-        mockups = session.page(partition="mockups http://127.0.0.1:1/")
-        assert build.context is not mockups.context
+def test_origins_never_share_a_context(session: BrowserSession, pages_url: str) -> None:
+    with session.item("origins", lambda: None):
+        build = session.page(origin="http://127.0.0.1:1/")
+        mockups = session.page(origin="http://127.0.0.1:2/")
+        anywhere = session.page()
+        assert len({build.context, mockups.context, anywhere.context}) == 3
 
 
 @pytest.mark.parametrize("failing", [False, True], ids=["passing", "failing"])
@@ -67,7 +68,7 @@ def test_an_item_keeps_its_trace_and_failure_screenshot_as_the_mode_says(session
         folder = tmp_path / mode
         try:
             with session.item(mode, lambda folder=folder: folder, Debugging(tracing=mode)) as scope:
-                session.page(partition="traced").goto(pages_url + "game.html")
+                session.page().goto(pages_url + "game.html")
                 if failing:
                     raise AssertionError("the item failed")
         except AssertionError:

@@ -103,6 +103,7 @@ def _run_mode(items: list[pytest.Item], failed_runs: list[str]) -> bool:
 def run_entries(config: pytest.Config, items: list[pytest.Item], failed_runs: list[str]) -> list[Entry]:
     """One entry per run (or per shard of runs with `--tcab-shards`), in run name order."""
     runs: dict[str, Entry] = {}
+    entrants: dict[str, list[str]] = {}
     for item in items:
         run = getattr(item, "run", None)
         if run is None or not hasattr(run, "run_properties"):
@@ -110,8 +111,11 @@ def run_entries(config: pytest.Config, items: list[pytest.Item], failed_runs: li
         if run.label not in runs:
             identity = run.run_properties()
             fields = {key: identity[key] for key in ("run", "case", "version", "variant", "engine", "layout")}
-            runs[run.label] = Entry(run.label, fields, _entrant_folders(config, run))
+            runs[run.label] = Entry(run.label, fields)
+            entrants[run.label] = _entrant_folders(config, run)
         runs[run.label].nodeids.append(item.nodeid)
+    for label, folders in entrants.items():  # after the first run's ids: the entrants keep their order
+        runs[label].nodeids.extend(folders)
     for nodeid in failed_runs:
         label = Path(nodeid).name
         runs.setdefault(label, Entry(label, {"run": label}, [nodeid]))

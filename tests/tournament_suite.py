@@ -12,7 +12,7 @@ from pathlib import Path
 
 import wasmtime
 
-FILES = Path(__file__).parent / "wasm" / "tournament"
+FILES = Path(__file__).parent / "run" / "wasm" / "tournament"
 VERSION = Path("suite/test-cases/adversarial/easy/echo/v1.0.0")
 MANIFEST = VERSION / "test-case.toml"
 RUNS = Path("suite/runs")

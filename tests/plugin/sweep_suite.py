@@ -27,7 +27,7 @@ from test_definition_runs import PERF_DEFINITION
 from test_definition_runs import game_definition
 from tests.tournament_suite import write_suite
 
-GAMES = Path(__file__).resolve().parents[1] / "browser" / "games"
+GAMES = Path(__file__).resolve().parents[1] / "run" / "browser" / "games"
 SUITE = Path("suite")
 RUNS = SUITE / "runs"
 RUN_NAMES = ("game", "good", "hero", "perf", "strong", "weak")

@@ -17,7 +17,7 @@ from tests.conftest import EXAMPLE_SUITE
 from tests.html_reports import media_attributes
 from tests.html_reports import pytest_html_extras
 
-GAMES = Path(__file__).resolve().parent.parent / "browser" / "games"
+GAMES = Path(__file__).resolve().parent.parent / "run" / "browser" / "games"
 
 needs_browser = pytest.mark.skipif(find_chromium(None) is None, reason=NO_BROWSER_REASON)
 

@@ -16,7 +16,7 @@ import pytest
 from pytest_tcab.run.browser.session import NO_BROWSER_REASON
 from pytest_tcab.run.browser.session import find_chromium
 
-GAMES = Path(__file__).resolve().parent.parent / "browser" / "games"
+GAMES = Path(__file__).resolve().parent.parent / "run" / "browser" / "games"
 MANIFEST = Path("suite/test-cases/end-to-end/easy/demo/v1.0.0/test-case.toml")
 BUILD = 'build = "mkdir -p dist && cp index.html dist/"'
 

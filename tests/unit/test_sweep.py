@@ -10,21 +10,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_tcab.run.compare import SweepUnreadable
-from pytest_tcab.run.compare import change_lines
-from pytest_tcab.run.compare import compare
-from pytest_tcab.run.compare import read_sweep_rows
-from pytest_tcab.run.index import render_index
-from pytest_tcab.run.leaderboard import bootstrap_interval
-from pytest_tcab.run.leaderboard import interval_seed
-from pytest_tcab.run.leaderboard import leaderboard
-from pytest_tcab.run.leaderboard import table_lines
-from pytest_tcab.run.sweep import BAD_INPUT
-from pytest_tcab.run.sweep import GRADED
-from pytest_tcab.run.sweep import NOT_GRADED
-from pytest_tcab.run.sweep import automated_score
-from pytest_tcab.run.sweep import bad_input_row
-from pytest_tcab.run.sweep import sweep_row
+from pytest_tcab.run.report.compare import SweepUnreadable
+from pytest_tcab.run.report.compare import change_lines
+from pytest_tcab.run.report.compare import compare
+from pytest_tcab.run.report.compare import read_sweep_rows
+from pytest_tcab.run.report.index import render_index
+from pytest_tcab.run.report.leaderboard import bootstrap_interval
+from pytest_tcab.run.report.leaderboard import interval_seed
+from pytest_tcab.run.report.leaderboard import leaderboard
+from pytest_tcab.run.report.leaderboard import table_lines
+from pytest_tcab.run.report.sweep import BAD_INPUT
+from pytest_tcab.run.report.sweep import GRADED
+from pytest_tcab.run.report.sweep import NOT_GRADED
+from pytest_tcab.run.report.sweep import automated_score
+from pytest_tcab.run.report.sweep import bad_input_row
+from pytest_tcab.run.report.sweep import sweep_row
 
 
 def result_run(name: str, *, model: str | None = "m1", harness: str | None = "h1", earned: float = 1.0,

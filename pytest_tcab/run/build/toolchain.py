@@ -20,13 +20,13 @@ from pytest_tcab.models.definition import Toolchain
 from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import mark_recorded
 from pytest_tcab.outcomes import skip_at_item
+from pytest_tcab.run.build.sandbox import session_sandbox
 from pytest_tcab.run.build.steps import _step_failure
 from pytest_tcab.run.build.steps import build_environment
 from pytest_tcab.run.build.steps import ending
 from pytest_tcab.run.build.steps import run_command
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.item import RunItem
-from pytest_tcab.run.build.sandbox import session_sandbox
 from pytest_tcab.toml import line_in
 
 

@@ -12,12 +12,11 @@ mean averages different tests. The board presents the figures; it names no winne
 from __future__ import annotations
 
 import hashlib
+import statistics
 from typing import Any
 
-import numpy as np
-
-from pytest_tcab.run.sweep import GRADED
-from pytest_tcab.run.sweep import NOT_GRADED
+from pytest_tcab.run.report.sweep import GRADED
+from pytest_tcab.run.report.sweep import NOT_GRADED
 
 RESAMPLES = 4000
 CONFIDENCE = 0.95
@@ -47,7 +46,7 @@ def _cell(harness: str, model: str, case: str, rows: list[dict[str, Any]]) -> di
         "model": model or None,
         "case": case,
         "runs": len(scores),
-        "mean": round(float(np.mean(scores)), 6) if scores else None,
+        "mean": round(statistics.fmean(scores), 6) if scores else None,
         "low": low,
         "high": high,
         "not_graded": sum(row["status"] == NOT_GRADED for row in rows),
@@ -62,9 +61,11 @@ def bootstrap_interval(scores: list[float], names: list[str]) -> tuple[float | N
     in name order with a seed from the sorted names: the same runs give the same interval."""
     if not scores:
         return None, None
+    if len(scores) == 1:
+        return round(scores[0], 6), round(scores[0], 6)
+    import numpy as np  # only where there is something to resample: a session of single runs never loads it
+
     values = np.asarray([score for _, score in sorted(zip(names, scores, strict=True))], dtype=float)
-    if len(values) == 1:
-        return round(float(values[0]), 6), round(float(values[0]), 6)
     rng = np.random.default_rng(interval_seed(names))
     means = values[rng.integers(0, len(values), size=(RESAMPLES, len(values)))].mean(axis=1)
     tail = (1.0 - CONFIDENCE) / 2 * 100

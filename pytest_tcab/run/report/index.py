@@ -122,7 +122,7 @@ def _runs(rows: list[dict[str, Any]]) -> str:
 
 
 def _compare(comparison: dict[str, Any]) -> str:
-    from pytest_tcab.run.compare import change_lines
+    from pytest_tcab.run.report.compare import change_lines
 
     lines = change_lines(comparison)
     items = "".join(f"<li>{_e(line.strip())}</li>" for line in lines[1:])

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tcab.errors import TcabError
-from pytest_tcab.run.sweep import SWEEP_FILE
-from pytest_tcab.run.sweep import shape_problem
-from pytest_tcab.run.sweep import sweep_row
+from pytest_tcab.run.report.sweep import SWEEP_FILE
+from pytest_tcab.run.report.sweep import shape_problem
+from pytest_tcab.run.report.sweep import sweep_row
 
 FAILING = frozenset({"failed", "over-ceiling", "counted-failed"})
 _MATCH_KEY = ("case", "variant", "model", "harness")

@@ -32,7 +32,8 @@ DECIDED = ("passed", "failed", "over-ceiling", "counted-failed")
 def sweep_row(run: dict[str, Any], report: str | None) -> dict[str, Any]:
     """The row of one run of results.json; `report` is its report.html relative to sweep.json."""
     items = run.get("items", [])
-    not_graded = sorted({item["not_graded"] for item in items if item.get("not_graded")})
+    not_graded = sorted({item["not_graded"] for item in items if item.get("not_graded")}
+                        | ({run["not_graded"]} if run.get("not_graded") else set()))
     return {
         **identity_of(run),
         "status": NOT_GRADED if not_graded else GRADED,

@@ -15,16 +15,17 @@ import shutil
 from pathlib import Path
 
 import wasmtime
-from PIL import Image
-
 from definition_suite import GAME
 from definition_suite import PERF
 from definition_suite import VERSION
 from definition_suite import write_definition_suite
+from PIL import Image
 from test_definition_runs import ECHO_WAT
 from test_definition_runs import PASSING_TYPECHECK
 from test_definition_runs import PERF_DEFINITION
 from test_definition_runs import game_definition
+from test_definition_runs import write
+
 from tests.tournament_suite import write_suite
 
 GAMES = Path(__file__).resolve().parents[1] / "run" / "browser" / "games"
@@ -40,16 +41,6 @@ def png(size: tuple[int, int] = (8, 8)) -> bytes:
     out = io.BytesIO()
     Image.new("RGBA", size, (200, 40, 40, 255)).save(out, format="PNG")
     return out.getvalue()
-
-
-def write(root: Path, files: dict[Path, str | bytes]) -> None:
-    for relative, content in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
 
 
 def write_sweep_suite(root: Path) -> Path:

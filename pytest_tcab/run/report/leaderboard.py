@@ -3,7 +3,7 @@ graded runs, how many there were, and a 95% bootstrap interval of that mean.
 
 Runs are grouped as the public Test Cabinet groups them: by the (harness, model) pair, never
 merging harnesses. A run that was not graded is counted beside the mean, never in it; so is a
-graded run without a score of its own (a tournament). The interval's resampling is seeded
+graded run without a score of its own (a tournament) or a partial one (`-k`, `-m` left items out). The interval's resampling is seeded
 from the sorted names of the runs it covers, so the same runs always give the same interval.
 A cell whose runs mix case versions or variants (or engines) is flagged as confounded: its
 mean averages different tests. The board presents the figures; it names no winner.
@@ -34,8 +34,7 @@ def leaderboard(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _cell(harness: str, model: str, case: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    scored = sorted((row for row in rows if row["status"] == GRADED and row.get("score") is not None),
-                    key=lambda row: row["run"])
+    scored = sorted((row for row in rows if _scored(row)), key=lambda row: row["run"])
     scores = [float(row["score"]) for row in scored]
     mixed = {part: sorted({str(row.get(part)) for row in rows})
              for part in ("version", "variant", "engine")}
@@ -50,10 +49,15 @@ def _cell(harness: str, model: str, case: str, rows: list[dict[str, Any]]) -> di
         "low": low,
         "high": high,
         "not_graded": sum(row["status"] == NOT_GRADED for row in rows),
-        "unscored": sum(row["status"] == GRADED and row.get("score") is None for row in rows),
+        "unscored": sum(row["status"] == GRADED and not _scored(row) for row in rows),
         **mixed,
         "confounded": confounded,
     }
+
+
+def _scored(row: dict[str, Any]) -> bool:
+    """A graded run with a score of its own, every item of it run (a partial run's score is not comparable)."""
+    return row["status"] == GRADED and row.get("score") is not None and not row.get("partial")
 
 
 def bootstrap_interval(scores: list[float], names: list[str]) -> tuple[float | None, float | None]:

@@ -520,6 +520,41 @@ def tournament(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
     yield f"{'tournament ticks per CPU second':<44} {ticks:,.0f} ticks/s (8 controllers, round-robin, 3 rounds)"
 
 
+@group("sweep")
+def sweep(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
+    """N copies of the example Carom run (pong v2.0.0 #base) graded in one session against a loop
+    of N sessions of one run each: CPU (the process and every child: builds, Chromium, xdist
+    workers) and wall; the one session again with `--tcab-media=none`, and under `-n 2 --dist
+    loadgroup` against serial. One pair per figure: each side grades N builds."""
+    copies = args.sweep_runs or (8 if args.quick else 40)
+    folder = tmp / "sweep"
+    shutil.copytree(EXAMPLE, folder / "suite", ignore=shutil.ignore_patterns(".tcab-cache", "node_modules"))
+    runs = folder / "runs"
+    for i in range(copies):
+        shutil.copytree(EXAMPLE / "runs" / "carom-base", runs / f"carom-{i:03}")
+    ini = make_ini(folder)
+    env = bench_env()
+
+    def session(out: str, *extra: str) -> ProcessCost:
+        shutil.rmtree(folder / out, ignore_errors=True)
+        return run_process(pytest_args(ini, "-p", "no:cacheprovider", "--tcab-suite=suite", f"--tcab-out={out}",
+                                       *extra), folder, env)
+
+    session("warm", f"--tcab-run={runs / 'carom-000'}")  # bytecode, mockup renders, stripped drivers
+    one = session("one", f"--tcab-run={runs}")
+    none = session("none", f"--tcab-run={runs}", "--tcab-media=none")
+    loop = [session(f"loop-{i}", f"--tcab-run={runs / f'carom-{i:03}'}") for i in range(copies)]
+    loop_cpu, loop_wall = sum(cost.cpu for cost in loop), sum(cost.wall for cost in loop)
+    yield figure(f"sweep of {copies} runs, one session vs {copies} cpu", "A", one.cpu, "B", loop_cpu, "s")
+    yield figure(f"sweep of {copies} runs, one session vs {copies} wall", "A", one.wall, "B", loop_wall, "s")
+    yield figure(f"sweep of {copies}, --tcab-media=none vs {copies} cpu", "A", none.cpu, "B", loop_cpu, "s")
+    yield f"{'sweep targets':<44} one session <= 0.75x the loop's CPU, with --tcab-media=none <= 0.35x"
+    two = session("two", f"--tcab-run={runs}", "-n", "2", "--dist", "loadgroup")
+    yield figure(f"sweep of {copies} runs, -n 2 vs serial cpu", "A", two.cpu, "B", one.cpu, "s")
+    yield figure(f"sweep of {copies} runs, -n 2 vs serial wall", "A", two.wall, "B", one.wall, "s")
+    shutil.rmtree(folder)
+
+
 # -- the command ------------------------------------------------------------------------------
 
 
@@ -528,6 +563,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller catalogs and fewer repeats")
     parser.add_argument("--copies", type=int, nargs="+", help="catalog sizes of the author group (default 200 2000)")
     parser.add_argument("--repeat", type=int, help="pairs per author figure (default 3, 1 at 2,000 copies)")
+    parser.add_argument("--sweep-runs", type=int, help="copies of the Carom run in the sweep group (default 40, 8 quick)")
     parser.add_argument("groups", nargs="*", choices=[*GROUPS, []], metavar="GROUP",
                         help=f"only these groups ({', '.join(GROUPS)}); all by default")
     args = parser.parse_args()

@@ -8,6 +8,11 @@ opted in. An item belongs to the variant (or engine) its name or its run names; 
 case version as a whole (`slug`, `errata`) rides with the first variant; the suite's own files
 (`tcab.toml`, `version.toml`, specifications, assets) make one `suite` entry. The session then
 ends without running anything. With `$GITHUB_OUTPUT` set, `matrix=<json>` is appended to it.
+
+In run mode each run is an entry of its own (a tournament is one run: its entrants' folders ride
+with its items), and a run that cannot be collected is one too, its folder as its argument, so
+its shard reports it; `--tcab-shards=N` deals the runs, in name order, into N entries instead. A
+session of one run keeps the name of its case's entry.
 """
 
 from __future__ import annotations
@@ -57,10 +62,20 @@ def configure(config: pytest.Config) -> None:
 
 
 class _MatrixPlugin:
+    def __init__(self) -> None:
+        self.failed_runs: list[str] = []
+        """The node ids of run folders whose collection failed: each still goes to a shard."""
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed and getattr(report, "tcab_run", None):
+            self.failed_runs.append(report.nodeid)
+
     @pytest.hookimpl(trylast=True)  # after the terminal's own collection output, which --collect-only prints
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        document = json.dumps({"include": [entry.as_json() for entry in entries(session.items)]},
-                              separators=(",", ":"))
+        config = session.config
+        found = run_entries(config, session.items, self.failed_runs) if _run_mode(session.items, self.failed_runs) \
+            else entries(session.items)
+        document = json.dumps({"include": [entry.as_json() for entry in found]}, separators=(",", ":"))
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
             reporter.write_line(document)
@@ -79,6 +94,56 @@ def entries(items: list[pytest.Item]) -> list[Entry]:
         if entry is not None:
             entry.nodeids.append(item.nodeid)
     return [entry for entry in found.values() if entry.nodeids]
+
+
+def _run_mode(items: list[pytest.Item], failed_runs: list[str]) -> bool:
+    return bool(failed_runs) or any(hasattr(getattr(item, "run", None), "run_properties") for item in items)
+
+
+def run_entries(config: pytest.Config, items: list[pytest.Item], failed_runs: list[str]) -> list[Entry]:
+    """One entry per run (or per shard of runs with `--tcab-shards`), in run name order."""
+    runs: dict[str, Entry] = {}
+    entrants: dict[str, list[str]] = {}
+    for item in items:
+        run = getattr(item, "run", None)
+        if run is None or not hasattr(run, "run_properties"):
+            continue
+        if run.label not in runs:
+            identity = run.run_properties()
+            fields = {key: identity[key] for key in ("run", "case", "version", "variant", "engine", "layout")}
+            runs[run.label] = Entry(run.label, fields)
+            entrants[run.label] = _entrant_folders(config, run)
+        runs[run.label].nodeids.append(item.nodeid)
+    for label, folders in entrants.items():  # after the first run's ids: the entrants keep their order
+        runs[label].nodeids.extend(folders)
+    for nodeid in failed_runs:
+        label = Path(nodeid).name
+        runs.setdefault(label, Entry(label, {"run": label}, [nodeid]))
+    ordered = [runs[label] for label in sorted(runs)]
+    shards = config.getoption("tcab_shards")
+    if shards:
+        dealt = [Entry(f"runs {index + 1} of {shards}", {"shard": str(index + 1)}) for index in range(shards)]
+        for index, entry in enumerate(ordered):
+            dealt[index % shards].nodeids.extend(entry.nodeids)
+            runs_field = dealt[index % shards].fields
+            runs_field["runs"] = " ".join(filter(None, [runs_field.get("runs"), entry.name]))
+        return [entry for entry in dealt if entry.nodeids]
+    if len(ordered) == 1 and ordered[0].fields.get("case"):  # one run: its case's entry, as in author mode
+        fields = ordered[0].fields
+        layout = fields.pop("layout")
+        named = _entry({}, fields["case"], fields["version"], layout,
+                       fields["engine"] if layout == "definition" else fields["variant"])
+        return [Entry(named.name, named.fields, ordered[0].nodeids)]
+    for entry in ordered:
+        entry.fields.pop("layout", None)
+    return ordered
+
+
+def _entrant_folders(config: pytest.Config, run: object) -> list[str]:
+    """The folders of a tournament's entrants but the first (whose run.toml its items hang under):
+    given as paths, they make the shard's session play the same tournament."""
+    entrants = getattr(run, "entrants", ())
+    return [os.path.relpath(entrant.source, config.invocation_params.dir) for entrant in entrants[1:]]
 
 
 def _entry_of(item: pytest.Item, found: dict[str, Entry]) -> Entry | None:

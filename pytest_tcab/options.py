@@ -33,6 +33,14 @@ MATRIX_OPTION = "--tcab-matrix"
 MERGE_OPTION = "--tcab-merge"
 NETWORK_POLICIES = ("none", "install", "all")
 """`--tcab-build-network`: which steps reach the network (`install` means install steps only)."""
+SHARDS_OPTION = "--tcab-shards"
+RESUME_OPTION = "--tcab-resume"
+COMPARE_OPTION = "--tcab-compare"
+MEDIA_OPTION = "--tcab-media"
+MEDIA_MODES = ("all", "failed", "none")
+"""`--tcab-media`: the stills, clips and record passes of every verdict, of failed ones only, or of none."""
+BUILD_MEMORY_OPTION = "--tcab-build-memory"
+PAGE_MEMORY_OPTION = "--tcab-page-memory"
 REPORT_OPTION = "--tcab-report"
 REPORT_FORMS = ("linked", "self-contained")
 """`--tcab-report`: report.html links its media beside it, or embeds them."""
@@ -82,6 +90,31 @@ def _one_of(text: str, choices: tuple[str, ...]) -> str:
     return value
 
 
+def parse_media_mode(text: str) -> str:
+    """`--tcab-media` as one of `MEDIA_MODES` (argparse `type`, so the ini twin is checked too)."""
+    return _one_of(text, MEDIA_MODES)
+
+
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(|k|m|g|ki|mi|gi)b?", re.IGNORECASE)
+_SIZE_UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "ki": 2**10, "mi": 2**20, "gi": 2**30}
+
+
+def parse_size(text: str) -> int:
+    """A memory size in bytes from `4GiB`, `512MiB`, `2G` or a plain number of bytes (argparse `type`)."""
+    match = _SIZE.fullmatch(text.strip())
+    value = int(float(match[1]) * _SIZE_UNITS[match[2].lower()]) if match else 0
+    if value < 2**20:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a memory size of at least 1MiB, e.g. 4GiB or 512MiB")
+    return value
+
+
+def parse_shards(text: str) -> int:
+    """`--tcab-shards` as a whole number of at least 1 (argparse `type`)."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of shards (1 or more)")
+    return int(text)
+
+
 def parse_milliseconds(text: str) -> float:
     """`--tcab-slowmo` as a non-negative number of milliseconds (argparse `type`)."""
     try:
@@ -101,8 +134,9 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--tcab-experimental", dest="tcab_experimental", action="store_true",
                     help="collect experimental cases too (as TCAB_BACKEND_ALLOW_EXPERIMENTAL=1 does)")
     group.addoption(RUN_OPTION, dest="tcab_run", metavar="DIR", action="append",
-                    help="validate the produced implementation in DIR (its .tcab/run.toml names the case); "
-                         "given again, or DIR a folder of runs: the controllers of one adversarial tournament")
+                    help="grade the produced implementation in DIR (its .tcab/run.toml names the case); repeat it, "
+                         "or let DIR be a folder of runs, to grade many runs of any cases in one session (the runs "
+                         "of one adversarial case play its tournament); run folders may also be given as paths")
     group.addoption("--tcab-case", dest="tcab_case", metavar="SLUG[@VERSION][#VARIANT][:ENGINE]",
                     help="the case a run was produced for; overrides DIR/.tcab/run.toml")
     group.addoption("--tcab-reference", dest="tcab_reference", action="store_true",
@@ -115,6 +149,23 @@ def add_options(parser: pytest.Parser) -> None:
                     metavar="linked|self-contained",
                     help="report.html links its media beside it (default: linked, the smaller page) or embeds "
                          "them (self-contained: one file to move anywhere)")
+    group.addoption(MEDIA_OPTION, dest="tcab_media", type=parse_media_mode, default="all",
+                    metavar="all|failed|none",
+                    help="which verdicts keep their stills, clips and record passes: all (default), failed "
+                         "(a quick ranking: the passed ones skip them), none; verdicts are decided alike in every mode")
+    group.addoption(COMPARE_OPTION, dest="tcab_compare", metavar="PATH",
+                    help="say what changed since an earlier sweep (its --tcab-out folder or sweep.json): runs "
+                         "newly failing or passing, scores up or down, runs added or gone; changes no outcome")
+    group.addoption(RESUME_OPTION, dest="tcab_resume", metavar="PATH",
+                    help="grade again only the runs an earlier sweep (its --tcab-out folder) did not grade, and "
+                         "write one sweep of both")
+    group.addoption(BUILD_MEMORY_OPTION, dest="tcab_build_memory", type=parse_size, default=4 * 2**30,
+                    metavar="SIZE",
+                    help="address-space cap of each build and toolchain step, e.g. 4GiB (default), 512MiB; "
+                         "a step past it fails its run")
+    group.addoption(PAGE_MEMORY_OPTION, dest="tcab_page_memory", type=parse_size, default=2**30, metavar="SIZE",
+                    help="JavaScript heap cap of the pages of a build (default 1GiB); a page past it crashes, "
+                         "which fails its items")
     group.addoption("--tcab-build-timeout", dest="tcab_build_timeout", type=float, default=600.0,
                     metavar="SECONDS", help="timeout of each build step (default 600)")
     group.addoption(NO_SANDBOX_OPTION, dest="tcab_no_sandbox", action="store_true",
@@ -139,11 +190,15 @@ def add_options(parser: pytest.Parser) -> None:
                     help="fail a validation driver still running after SECONDS (default 60)")
     group.addoption(MATRIX_OPTION, dest="tcab_matrix", action="store_true",
                     help="print the JSON of a GitHub Actions strategy.matrix (one entry per case version and "
-                         "variant or engine, with the pytest arguments that run it; appended to $GITHUB_OUTPUT "
-                         "when set) and exit without running tests, like --collect-only")
+                         "variant or engine, with the pytest arguments that run it; in run mode one entry per run, "
+                         "or per shard of runs with --tcab-shards; appended to $GITHUB_OUTPUT when set) and exit "
+                         "without running tests, like --collect-only")
+    group.addoption(SHARDS_OPTION, dest="tcab_shards", type=parse_shards, metavar="N",
+                    help="with --tcab-matrix in run mode: N entries, the runs dealt between them (default: one "
+                         "entry per run)")
     group.addoption(MERGE_OPTION, dest="tcab_merge", metavar="DIR", action="append",
-                    help="merge the results.json of each shard DIR (repeat the option) into one results.json and "
-                         "report.html in --tcab-out; runs no tests")
+                    help="merge the results.json (and sweep.json) of each shard DIR (repeat the option) into one "
+                         "results.json and report.html (and one sweep) in --tcab-out; runs no tests")
     group.addoption(TRACING_OPTION, dest="tcab_tracing", type=parse_tracing, metavar="off|on|retain-on-failure",
                     help="write a Playwright trace.zip per browser item into its output folder: off (default, or "
                          "pytest-playwright's --tracing), on, retain-on-failure")

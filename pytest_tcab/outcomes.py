@@ -3,6 +3,7 @@ a failure nor a step that did not run."""
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 from typing import NoReturn
 
@@ -17,6 +18,8 @@ COUNTED_FAILED = "failed"
 RECORDED = "recorded"
 """A recorded toolchain step that exited non-zero: its exit code and output are figures, not a gate."""
 STATUS_PROPERTY = "tcab.status"
+NOT_GRADED_PROPERTY = "tcab.not_graded"
+"""Why an item's grading broke through no act of the produced code (see `NotGraded`)."""
 
 
 class OverCeiling(TcabError):
@@ -24,6 +27,32 @@ class OverCeiling(TcabError):
 
     def __init__(self, message: str) -> None:
         super().__init__(f"{OVER_CEILING}: {message}")
+
+
+class NotGraded(TcabError):
+    """Grading itself broke through no act of the produced code: the judge runtime died, the
+    browser or the sandbox could not start, the grading machine ran out of disk. An error of the
+    run, "not graded: <why>", kept apart from a failed build or verdict: a sweep leaves the run
+    out of its means and `--tcab-resume` grades it again. Never raised for what the produced code
+    can cause (its page crashing, a cap or timeout it hit): that is the run's failure."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(f"not graded: {why}")
+        self.why = why
+
+
+def not_graded_reason(error: BaseException) -> str | None:
+    """Why `error` leaves its item not graded, or None when it is the run's own failure."""
+    if isinstance(error, NotGraded):
+        return error.why
+    if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+        return f"the grading machine ran out of disk ({error})"
+    return None
+
+
+def mark_not_graded(item: pytest.Item, why: str) -> None:
+    """Tag `item`'s reports as not graded (a skip the grader caused: no browser on this host)."""
+    item.user_properties.append((NOT_GRADED_PROPERTY, why))
 
 
 def skip_unless_strict(config: pytest.Config, reason: str) -> NoReturn:

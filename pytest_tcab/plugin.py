@@ -6,7 +6,9 @@ option definitions; models, collectors and run machinery are imported when they 
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -18,6 +20,8 @@ from pytest_tcab.layout import LayoutFiles
 from pytest_tcab.layout import misplaced
 from pytest_tcab.layout import suite_directory
 from pytest_tcab.layout import walk
+from pytest_tcab.options import COMPARE_OPTION
+from pytest_tcab.options import RESUME_OPTION
 from pytest_tcab.options import RUN_OPTION
 from pytest_tcab.options import SUITE_OPTION
 from pytest_tcab.options import WASM_CACHE_OPTION  # noqa: F401 - re-exported for tests and users
@@ -26,10 +30,16 @@ from pytest_tcab.options import add_options
 from pytest_tcab.options import apply_ini
 from pytest_tcab.options import from_ini
 from pytest_tcab.session import configured_layout_key
+from pytest_tcab.run.collect import is_run_mode
+from pytest_tcab.run.collect import is_run_path
+from pytest_tcab.run.collect import missing_folders
+from pytest_tcab.run.collect import run_folders
 from pytest_tcab.session import configured_root
 from pytest_tcab.session import end_session
 from pytest_tcab.session import experimental_allowed
-from pytest_tcab.session import run_dirs
+
+if TYPE_CHECKING:
+    from pytest_tcab.run.report.results import ResultsRecorder
 
 # Feature modules that are plugins of their own (hooks and fixtures beside the code they serve).
 pytest_plugins = ["pytest_tcab.failures", "pytest_tcab.github", "pytest_tcab.outcomes", "pytest_tcab.selection", "pytest_tcab.run.browser.session", "pytest_tcab.run.report.junit"]
@@ -46,16 +56,28 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """pytest imports the conftest.py of each path it is given, before any collector: a run's
+    paths are kept from it, so no conftest.py of a produced tree ever runs in the grader."""
+    namespace = early_config.known_args_namespace
+    base = early_config.invocation_params.dir
+    namespace.file_or_dir = [arg for arg in namespace.file_or_dir or () if not is_run_path(str(arg), base)]
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     apply_ini(config)
     root = configured_root(config)
-    runs = run_dirs(config)
-    run_dir = runs[0] if runs else None
-    if run_dir is not None and root is None:
-        raise pytest.UsageError(f"{RUN_OPTION} needs {SUITE_OPTION}=SUITE: the suite that holds the case")
-    for path in runs:
-        if not path.is_dir():
-            raise pytest.UsageError(f"{RUN_OPTION}: {path} is not a directory")
+    run_mode = is_run_mode(config)
+    if run_mode and root is None:
+        raise pytest.UsageError(f"{RUN_OPTION} (or a run folder given as a path) needs {SUITE_OPTION}=SUITE: "
+                                "the suite that holds the cases")
+    given: list[str] = config.getoption("tcab_run") or []
+    if len(given) == 1 and missing_folders(config):  # one run: nothing else to grade
+        raise pytest.UsageError(f"{RUN_OPTION}: {given[0]} is not a directory")
+    if run_mode:
+        _refuse_run_configuration(config)
+        config.option.continue_on_collection_errors = True  # a bad run fails alone; the others are graded
     if root is not None and not root.is_dir():
         raise pytest.UsageError(f"{SUITE_OPTION}: {root} is not a directory")
     if config.getoption("tcab_merge"):
@@ -69,18 +91,20 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_tcab import matrix
 
         matrix.configure(config)
-    elif run_dir is not None or config.getoption("tcab_reference"):
+    elif run_mode or config.getoption("tcab_reference"):
         from pytest_tcab.run.report.results import ResultsRecorder
         from pytest_tcab.run.report.results import results_key
 
         recorder = ResultsRecorder(config, _out_dir(config))
         config.stash[results_key] = recorder
         config.pluginmanager.register(recorder, "tcab-results")
+        if run_mode:
+            _register_sweep(config, recorder)
         if config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None):
             from pytest_tcab.run.report import html_extras
 
             config.pluginmanager.register(html_extras, "tcab-html-extras")  # run items' media in pytest-html
-    if run_dir is not None or config.getoption("tcab_reference") or config.getoption("tcab_capture_baselines"):
+    if run_mode or config.getoption("tcab_reference") or config.getoption("tcab_capture_baselines"):
         from pytest_tcab.run.build.snapshot import register
 
         register(config)  # checks at the end that no build changed the suite
@@ -88,7 +112,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_tcab.run.judge.baselines import BaselineRecorder
 
         config.pluginmanager.register(BaselineRecorder(config), "tcab-baselines")
-    _choose_args(config, root, run_dir)
+    _choose_args(config, root, run_mode)
     if config.getoption("tcab_seed") is not None:
         from pytest_tcab import seeding
 
@@ -115,17 +139,56 @@ def _out_dir(config: pytest.Config) -> Path:
     return Path(config.getoption("tcab_out") or ".tcab/results").resolve()
 
 
-def _choose_args(config: pytest.Config, root: Path | None, run_dir: Path | None) -> None:
-    """What to collect when no paths are given: the run (several runs are one tournament,
-    collected under the first), or the suite alone, not the testpaths.
+def _refuse_run_configuration(config: pytest.Config) -> None:
+    """A produced run must not configure the session that grades it (its own pytest.ini, tox.ini
+    or pyproject.toml, found because a run folder was the only path given)."""
+    inipath = config.inipath
+    if inipath is None:
+        return
+    for run in run_folders(config):
+        if inipath.resolve().is_relative_to(run.folder):
+            raise pytest.UsageError(
+                f"pytest took its configuration from {inipath}, inside the run {run.folder}: a produced run must "
+                "not configure the session that grades it; give -c (an ini file of your own) or --rootdir, "
+                f"or name the run with {RUN_OPTION}")
+
+
+def _register_sweep(config: pytest.Config, recorder: ResultsRecorder) -> None:
+    """The sweep's writer, with the earlier sweep `--tcab-compare` or `--tcab-resume` names (read now:
+    one that cannot be read is a usage error before anything is built)."""
+    from pytest_tcab.run.collect import skip_graded
+    from pytest_tcab.run.report.compare import SweepUnreadable
+    from pytest_tcab.run.report.compare import read_sweep_rows
+    from pytest_tcab.run.report.sweep import GRADED
+    from pytest_tcab.run.report.sweep_files import SweepWriter
+
+    previous = resumed = None
+    try:
+        if config.getoption("tcab_compare"):
+            path = Path(config.getoption("tcab_compare"))
+            previous = (str(config.getoption("tcab_compare")), read_sweep_rows(path, COMPARE_OPTION))
+        if config.getoption("tcab_resume"):
+            path = Path(config.getoption("tcab_resume"))
+            graded = [row for row in read_sweep_rows(path, RESUME_OPTION) if row["status"] == GRADED]
+            skip_graded(config, [row["run"] for row in graded])
+            resumed = (path if path.is_dir() else path.parent, graded)
+    except SweepUnreadable as exc:
+        raise pytest.UsageError(str(exc)) from None
+    writer = SweepWriter(config, _out_dir(config), recorder, previous=previous, resumed=resumed)
+    config.pluginmanager.register(writer, "tcab-sweep")
+
+
+def _choose_args(config: pytest.Config, root: Path | None, run_mode: bool) -> None:
+    """What to collect when no paths are given: the runs (a tournament is collected under its
+    first run), or the suite alone, not the testpaths.
 
     A suite named only in the ini file is a default, not a command: the project's own paths
     (given, or its `testpaths`) stay, and the suite is added when they do not already hold it.
     """
     if root is None or config.args_source == pytest.Config.ArgsSource.ARGS:
         return
-    if run_dir is not None:
-        config.args = [str(run_dir.resolve())]
+    if run_mode:
+        config.args = [str(run.folder) for run in run_folders(config)]
     elif not from_ini(config, "tcab_suite"):
         config.args = [str(root)]
     elif not any(_is_under(root, Path(arg).resolve()) for arg in config.args):
@@ -138,7 +201,8 @@ def _is_under(path: Path, folder: Path) -> bool:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     end_session(config)
-    for name in ("tcab-results", "tcab-html-extras", "tcab-baselines", "tcab-snapshot", "tcab-merge", "tcab-matrix"):
+    for name in ("tcab-results", "tcab-sweep", "tcab-html-extras", "tcab-baselines", "tcab-snapshot", "tcab-merge",
+                 "tcab-matrix"):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)
@@ -146,27 +210,22 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    runs = run_dirs(parent.config)
-    if runs:
-        if path.resolve() == runs[0].resolve():
-            from pytest_tcab.run.collect import RunDirectory
-            from pytest_tcab.run.collect import fs_nodeid
+    if is_run_mode(parent.config):
+        from pytest_tcab.run.collect import collector_for
 
-            return RunDirectory.from_parent(parent, path=path, nodeid=fs_nodeid(parent.config, path))
-        return None
+        return collector_for(path, parent)  # None: pytest's own, on the way to a run
     # Author mode: a suite's folders yield only what its layout can hold.
     return suite_directory(path, parent, configured_root(parent.config))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if run_dirs(parent.config):
-        # Run mode collects the run alone; a run without run.toml lives under its case's manifest.
+    if is_run_mode(parent.config):
+        # Run mode collects the runs alone; a run without run.toml lives under its case's manifest.
         from pytest_tcab.run.collect import RunToml
         from pytest_tcab.run.collect import run_anchor
 
-        if file_path.name.endswith(".toml") and run_anchor(parent.config, file_path):
-            return RunToml.from_parent(parent, path=file_path)
-        return None
+        run = run_anchor(parent.config, file_path) if file_path.name.endswith(".toml") else None
+        return RunToml.from_parent(parent, path=file_path, run=run) if run is not None else None
     if file_path.suffix != ".toml":
         return None  # every suite file is TOML: anything else costs nothing
     from pytest_tcab.author import ManifestFile
@@ -183,6 +242,19 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if file_path.name == "tcab.toml":
         return SuiteConfigFile.from_parent(parent, path=file_path)
     return collect_definition_file(file_path, parent)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """A run that could not be collected says which run it is: the sweep makes it a row."""
+    report = yield
+    if report.failed and is_run_mode(collector.config):
+        from pytest_tcab.run.collect import run_of
+
+        found = run_of(collector)
+        if found is not None:
+            report.tcab_run = found  # type: ignore[attr-defined]
+    return report
 
 
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:

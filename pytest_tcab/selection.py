@@ -3,7 +3,9 @@ and one xdist group per run.
 
 Every tcab item carries the marker `tcab` and `tcab_<kind>` (`tcab_resolve`, `tcab_check`,
 `tcab_fuel`, ...), `browser` when it drives Chromium and `wasm` when it runs wasmtime; the
-case's slug, type, difficulty and tags are keywords (`-k pong`) and markers (`-m particles`).
+case's slug, type, difficulty and tags are keywords (`-k pong`) and markers (`-m particles`), and
+so are who produced a run (its run.toml's `model`, `harness`, and each label as its value and as
+`<key>-<value>`: `-m "harness-a and temperature-0.2"`).
 Run items are grouped per run with `xdist_group`, so `-n N --dist loadgroup` builds each run
 on one worker, once.
 """
@@ -54,7 +56,8 @@ def label(config: pytest.Config, item: pytest.Item) -> None:
     run = getattr(item, "run", None)
     if run is not None:
         case_words = case_keywords(run.case.manifest_path)
-        case_words |= {w for w in (run.variant.slug, run.engine, run.case.version) if _WORD.fullmatch(w)}
+        case_words |= {w for w in (run.variant.slug, run.engine, run.case.version, *producer_words(run))
+                       if _WORD.fullmatch(w)}
         group = re.sub(r"\W+", "_", run.label)
         item.add_marker(pytest.mark.xdist_group(f"{XDIST_GROUP_PREFIX}{group}"))
         words |= case_words
@@ -65,6 +68,13 @@ def label(config: pytest.Config, item: pytest.Item) -> None:
             _label_case_file(config, case_file)
     for word in sorted(words):
         item.add_marker(_marker(config, word))
+
+
+def producer_words(run: object) -> list[str]:
+    """Who produced a run, as words: its model, its harness, and each label's value and `<key>-<value>`."""
+    labels: dict[str, str] = getattr(run, "labels", {})
+    words = [word for word in (getattr(run, "model", None), getattr(run, "harness", None)) if word]
+    return words + [word for key, value in sorted(labels.items()) for word in (value, f"{key}-{value}")]
 
 
 def _case_file(item: pytest.Item) -> pytest.File | None:

@@ -1,4 +1,4 @@
-"""Per-session state: the suites in play, kept in the config stash."""
+"""Per-session state: the suites in play, kept in the config stash (which runs a session has is `run.collect`'s)."""
 
 from __future__ import annotations
 
@@ -31,11 +31,6 @@ def configured_root(config: pytest.Config) -> Path | None:
 def _configured_root(config: pytest.Config) -> Path | None:
     given = config.getoption("tcab_suite")
     return Path(given).resolve() if given else None
-
-
-def run_dirs(config: pytest.Config) -> list[Path]:
-    """The folders `--tcab-run` names, in the order given (the option may be repeated)."""
-    return [Path(value) for value in config.getoption("tcab_run") or ()]
 
 
 def suite_for(config: pytest.Config, path: Path) -> Suite:

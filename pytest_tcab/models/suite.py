@@ -33,9 +33,16 @@ class SuiteConfig(StrictModel):
 
 
 class RunFile(StrictModel):
-    """`DIR/.tcab/run.toml`: which case, version, variant and engine produced DIR."""
+    """`DIR/.tcab/run.toml`: which case, version, variant and engine DIR was produced for, and who
+    produced it (what a sweep's leaderboard groups runs by)."""
 
     case: KebabSlug
     version: str | None = None
     variant: KebabSlug | None = None
     engine: KebabSlug | None = None
+    model: Text | None = None
+    """The model that produced the run, free text (`some-model-2026-11`)."""
+    harness: Text | None = None
+    """The harness (agent loop, tools) the model ran in; harnesses are never merged on a leaderboard."""
+    labels: dict[str, str] = {}
+    """Free labels (`temperature = "0.2"`), strings only: keywords and markers of every item."""

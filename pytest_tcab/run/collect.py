@@ -1,116 +1,350 @@
-"""How a session finds its runs: the collectors of `--tcab-run` and of reference implementations.
+"""How a session finds its runs: which run folders it has, what each names, and their collectors.
 
-`--tcab-run=DIR` collects DIR as a `RunDirectory`; `--tcab-reference` adds a `ReferenceRun` per
-variant with a reference implementation under its manifest. Several runs given together are the
-controllers of one adversarial tournament.
+The one way in. A session's run folders (`run_folders`) are those `--tcab-run` names (repeated;
+a folder of runs names its children that hold `.tcab/run.toml`) and those given as pytest paths
+(a run folder, its `.tcab/run.toml` or an id under it, a folder of runs). Each is resolved once
+(`session_runs`) against the configured suite into a `RunContext` of its own, or into why it
+cannot be graded: that run's collection error, while the others are graded. Runs of one
+adversarial case (its version and variant) given together are its tournament, collected under
+the first of them. `--tcab-reference` adds a `ReferenceRun` per variant with a reference
+implementation under its manifest.
+
+Run folders are never `pytest.Directory` collectors, and no path inside one is handed to
+pytest's start-up: pytest imports the `conftest.py` of every directory it collects (and of every
+path it is given), and a produced tree's `conftest.py` must never run in the grader.
+
+This module is imported when the plugin configures any session, so it imports the run machinery
+only where it resolves runs.
 """
 
 from __future__ import annotations
 
+import os
+from collections import Counter
+from collections.abc import Iterable
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
 
-from pytest_tcab.case import CaseVersion
-from pytest_tcab.case import Variant
 from pytest_tcab.errors import TcabError
-from pytest_tcab.resolve.common import indefinite
-from pytest_tcab.run.context import RunContext
-from pytest_tcab.run.families import run_items
-from pytest_tcab.run.spec import RUN_FILE
-from pytest_tcab.run.spec import RunError
-from pytest_tcab.run.spec import find_case
-from pytest_tcab.run.spec import read_run_spec
-from pytest_tcab.session import experimental_allowed
-from pytest_tcab.suite import Suite
+
+if TYPE_CHECKING:
+    from pytest_tcab.case import CaseVersion
+    from pytest_tcab.case import Variant
+    from pytest_tcab.run.context import RunContext
+    from pytest_tcab.suite import Suite
+
+RUN_FILE = Path(".tcab/run.toml")
+"""What makes a folder a run: the file naming its case and who produced it."""
 
 
-class RunDirectory(pytest.Directory):
-    """`--tcab-run=DIR`: DIR's produced implementation, as the case it names.
+@dataclass(frozen=True)
+class GivenRun:
+    """A run folder of the session, and the folder of runs it was found in, if any."""
 
-    Several runs (`--tcab-run` given again, or DIR a folder whose subfolders are runs) are
-    collected here, under the first: they are the controllers of one adversarial tournament.
-    The items live under `DIR/.tcab/run.toml` (a file an IDE opens and pytest selects by id),
-    or under the case's manifest when DIR has none (`--tcab-case` names the case, or DIR is a
-    folder of runs).
+    folder: Path
+    """Resolved."""
+    group: Path | None = None
+
+
+# -- which folders are runs -------------------------------------------------------------------
+
+_given_key = pytest.StashKey[tuple[GivenRun, ...]]()
+_missing_key = pytest.StashKey[tuple[Path, ...]]()
+
+
+def run_folders(config: pytest.Config) -> tuple[GivenRun, ...]:
+    """The session's run folders, in the order given, each once: `--tcab-run`'s, then the paths'."""
+    if _given_key not in config.stash:
+        base = config.invocation_params.dir
+        positional = config.args if config.args_source == pytest.Config.ArgsSource.ARGS else []
+        given = [*(found for value in config.getoption("tcab_run") or () for found in _runs_named(base / value)),
+                 *runs_among(positional, base)]
+        seen: dict[Path, GivenRun] = {}
+        for run in given:
+            seen.setdefault(run.folder, run)
+        config.stash[_given_key] = tuple(seen.values())
+        config.stash[_missing_key] = tuple(Path(os.path.abspath(base / value)) for value in config.getoption("tcab_run") or ()
+                                           if not (base / value).is_dir())
+    return config.stash[_given_key]
+
+
+def missing_folders(config: pytest.Config) -> tuple[Path, ...]:
+    """`--tcab-run` folders that do not exist: runs that cannot be graded, reported by the sweep."""
+    run_folders(config)
+    return config.stash[_missing_key]
+
+
+def is_run_mode(config: pytest.Config) -> bool:
+    return bool(run_folders(config) or missing_folders(config))
+
+
+def runs_among(args: Iterable[str], base: Path) -> list[GivenRun]:
+    """The runs among pytest's path arguments: a run folder, its `.tcab/` or `.tcab/run.toml`,
+    a node id under it, or a folder of runs (its children that are runs)."""
+    found: list[GivenRun] = []
+    for arg in args:
+        if arg.startswith("-"):
+            continue
+        path = base / arg.split("::", 1)[0]
+        if path.name == RUN_FILE.name and path.parent.name == RUN_FILE.parent.name:
+            path = path.parent.parent
+        elif path.name == RUN_FILE.parent.name:
+            path = path.parent
+        if path.is_dir() and ((path / RUN_FILE).is_file() or _children_runs(path)):
+            found += _runs_named(path)
+    return found
+
+
+def is_run_path(arg: str, base: Path) -> bool:
+    """Whether a path argument is (or lies inside) a run or a folder of runs: pytest must load no
+    conftest.py for it."""
+    path = Path(os.path.abspath(base / arg.split("::", 1)[0]))
+    candidates = [path, *path.parents]
+    return bool(runs_among([arg], base)) or any((folder / RUN_FILE).is_file() for folder in candidates)
+
+
+def _runs_named(path: Path) -> list[GivenRun]:
+    """`path` when it is a run (it has `.tcab/run.toml`, or no subfolder has one), else its
+    subfolders that are runs, in name order."""
+    folder = Path(os.path.realpath(path))
+    if not folder.is_dir() or (folder / RUN_FILE).is_file():
+        return [GivenRun(folder)] if folder.is_dir() else []
+    children = _children_runs(folder)
+    return [GivenRun(child, folder) for child in children] or [GivenRun(folder)]
+
+
+def _children_runs(folder: Path) -> list[Path]:
+    try:
+        return sorted(child for child in folder.iterdir() if child.is_dir() and (child / RUN_FILE).is_file())
+    except OSError:
+        return []
+
+
+# -- what each run folder names ---------------------------------------------------------------
+
+@dataclass
+class SessionRuns:
+    """Every run folder of the session and what it resolved to: its run (or the tournament it
+    leads), why it cannot be graded, or None: a tournament's entrant collected under the first, or a
+    run `--tcab-resume` leaves to the earlier sweep that graded it."""
+
+    entries: dict[Path, RunContext | TcabError | None]
+    labels: dict[Path, str]
+    """Each run folder's label: its name in results.json, sweep.json and `--tcab-out/<run>/`."""
+
+    def anchored(self) -> Iterator[tuple[Path, RunContext]]:
+        for folder, entry in self.entries.items():
+            if entry is not None and not isinstance(entry, TcabError):
+                yield folder, entry
+
+
+_session_runs_key = pytest.StashKey[SessionRuns]()
+_graded_before_key = pytest.StashKey[frozenset[str]]()
+
+
+def skip_graded(config: pytest.Config, labels: Iterable[str]) -> None:
+    """`--tcab-resume`: the runs (by label) an earlier sweep graded are not collected again."""
+    config.stash[_graded_before_key] = frozenset(labels)
+
+
+def session_runs(config: pytest.Config) -> SessionRuns:
+    """The session's runs, resolved once (per xdist worker)."""
+    if _session_runs_key not in config.stash:
+        config.stash[_session_runs_key] = _resolve(config)
+    return config.stash[_session_runs_key]
+
+
+def run_suite(config: pytest.Config, path: Path) -> Suite:
+    """The suite a run names its case in: the configured one, wherever the run itself lives."""
+    from pytest_tcab.session import configured_root
+    from pytest_tcab.session import suite_for
+
+    return suite_for(config, configured_root(config) or path)
+
+
+def _resolve(config: pytest.Config) -> SessionRuns:
+    given = run_folders(config)
+    labels = unique_labels([run.folder for run in given])
+    graded_before = config.stash.get(_graded_before_key, frozenset())
+    resolved: dict[Path, RunContext | TcabError | None] = {}
+    for run in given:
+        if labels[run.folder] in graded_before:
+            resolved[run.folder] = None  # resumed: graded by the earlier sweep
+            continue
+        try:
+            resolved[run.folder] = _run(config, run.folder, labels[run.folder])
+        except TcabError as exc:
+            resolved[run.folder] = exc
+    _play_together(config, given, resolved)
+    from pytest_tcab.run.build.sandbox import hide_from_builds
+
+    hide_from_builds(config, [run.folder for run in given])
+    return SessionRuns(resolved, labels)
+
+
+def _run(config: pytest.Config, folder: Path, label: str) -> RunContext:
+    from pytest_tcab.run.context import RunContext
+    from pytest_tcab.run.spec import find_case
+    from pytest_tcab.run.spec import read_run_spec
+    from pytest_tcab.session import experimental_allowed
+
+    spec, producer = read_run_spec(folder / RUN_FILE, config.getoption("tcab_case"))
+    suite = run_suite(config, folder / RUN_FILE)
+    case, variant = find_case(suite, spec, allow_experimental=experimental_allowed(config))
+    return RunContext(config, case, variant, folder, spec.engine or "none", label=label, producer=producer)
+
+
+def _play_together(config: pytest.Config, given: tuple[GivenRun, ...],
+                   resolved: dict[Path, RunContext | TcabError | None]) -> None:
+    """Runs of one adversarial case become its tournament, under the first of them."""
+    from pytest_tcab.run.context import RunContext
+
+    games: dict[tuple[Path, str], list[GivenRun]] = {}
+    for run in given:
+        entry = resolved[run.folder]
+        if isinstance(entry, RunContext) and entry.case.adversarial is not None:
+            games.setdefault((entry.case.manifest_path, entry.variant.slug), []).append(run)
+    for members in games.values():
+        if len(members) < 2:
+            continue
+        entrants = [resolved[run.folder] for run in members]
+        groups = {run.group for run in members}
+        group = next(iter(groups)) if len(groups) == 1 else None
+        # A folder of runs that holds this tournament alone is named by the folder; others, by the case.
+        alone = group is not None and all(run.group != group or run in members for run in given)
+        first = entrants[0]
+        assert isinstance(first, RunContext)
+        label = group.name if alone and group is not None else f"{first.case.slug}-tournament"
+        resolved[members[0].folder] = tournament_context(config, [e for e in entrants if isinstance(e, RunContext)],
+                                                         label)
+        for run in members[1:]:
+            resolved[run.folder] = None
+
+
+def unique_labels(folders: list[Path]) -> dict[Path, str]:
+    """Each run folder's name, led by as many parent folders as it takes to tell it from the others."""
+    depth = dict.fromkeys(folders, 1)
+    while True:
+        labels = {folder: "-".join(folder.parts[-depth[folder]:]) for folder in folders}
+        taken = Counter(labels.values())
+        clashing = [folder for folder in folders if taken[labels[folder]] > 1 and depth[folder] < len(folder.parts)]
+        if not clashing:
+            return labels
+        for folder in clashing:
+            depth[folder] += 1
+
+
+def tournament_context(config: pytest.Config, runs: list[RunContext], label: str) -> RunContext:
+    """The context of several runs of one adversarial case played against each other."""
+    from pytest_tcab.run.context import RunContext
+    from pytest_tcab.run.spec import Producer
+
+    first = runs[0]
+    assert all((run.case.manifest_path, run.variant.slug) == (first.case.manifest_path, first.variant.slug)
+               for run in runs), "a tournament's runs are of one case"
+    return RunContext(config, first.case, first.variant, first.source.parent, first.engine, label=label,
+                      entrants=tuple(runs), producer=Producer.common([run.producer for run in runs]))
+
+
+# -- the collectors -----------------------------------------------------------------------------
+
+
+class RunDirectory(pytest.Collector):
+    """A run folder: its produced implementation, as the case it names.
+
+    The items live under `DIR/.tcab/run.toml` (a file an IDE opens and pytest selects by id), or
+    under the case's manifest when DIR has none (`--tcab-case` names the case). A tournament's
+    items live under its first run; the other runs' folders hold none. Not a `pytest.Directory`:
+    pytest would import a `conftest.py` the produced tree holds.
     """
 
     def collect(self) -> Iterator[pytest.Collector]:
-        run = session_run(self.config)
-        if isinstance(run, TcabError):
-            raise self.CollectError(str(run))
+        entry = session_runs(self.config).entries.get(Path(os.path.realpath(self.path)))
+        if isinstance(entry, TcabError):
+            raise self.CollectError(str(entry))
+        if entry is None:
+            return
         run_file = self.path / RUN_FILE
         if run_file.is_file():
-            yield RunSettings.from_parent(self, path=run_file.parent, nodeid=fs_nodeid(self.config, run_file.parent))
+            yield RunSettings.from_parent(self, name=RUN_FILE.parent.name, path=run_file.parent,
+                                          nodeid=path_nodeid(self.config, run_file.parent), run=entry)
         else:
-            yield RunToml.from_parent(self, path=run.case.manifest_path,
-                                      nodeid=fs_nodeid(self.config, run.case.manifest_path))
+            yield RunToml.from_parent(self, path=entry.case.manifest_path,
+                                      nodeid=fs_nodeid(self.config, entry.case.manifest_path), run=entry)
 
 
-class RunSettings(pytest.Directory):
+class RunFolder(pytest.Collector):
+    """A folder of runs given as a path: each of its runs."""
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        for child in _children_runs(self.path):
+            yield run_directory(self, child)
+
+
+class RunSettings(pytest.Collector):
     """`DIR/.tcab/`: the folder of the run file, on the way to it."""
+
+    def __init__(self, *, run: RunContext, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.run = run
 
     def collect(self) -> Iterator[pytest.Collector]:
         yield RunToml.from_parent(self, path=self.path / RUN_FILE.name,
-                                  nodeid=fs_nodeid(self.config, self.path / RUN_FILE.name))
+                                  nodeid=fs_nodeid(self.config, self.path / RUN_FILE.name), run=self.run)
 
 
 class RunToml(pytest.File):
     """The file a run's items live under: `DIR/.tcab/run.toml`, or the case's manifest."""
 
+    def __init__(self, *, run: RunContext, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.run = run
+
     def collect(self) -> Iterator[pytest.Item]:
-        run = session_run(self.config)
-        if isinstance(run, TcabError):
-            raise self.CollectError(str(run))
-        yield from run_items(self, run)
+        from pytest_tcab.run.families import run_items
+
+        yield from run_items(self, self.run)
 
 
-_session_run_key = pytest.StashKey["RunContext | TcabError"]()
+def run_directory(parent: pytest.Collector, path: Path) -> pytest.Collector:
+    return RunDirectory.from_parent(parent, name=path.name, path=path, nodeid=path_nodeid(parent.config, path))
 
 
-def session_run(config: pytest.Config) -> RunContext | TcabError:
-    """The run (or tournament) `--tcab-run` names, resolved once per session, or why it cannot be."""
-    if _session_run_key not in config.stash:
-        config.stash[_session_run_key] = _resolve_runs(config)
-    return config.stash[_session_run_key]
+def collector_for(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """The collector of a directory in run mode: a run folder's, a folder of runs', or None."""
+    folder = Path(os.path.realpath(path))
+    if folder in session_runs(parent.config).entries:
+        return run_directory(parent, path)
+    if any(run.group == folder for run in run_folders(parent.config)):
+        return RunFolder.from_parent(parent, name=path.name, path=path, nodeid=path_nodeid(parent.config, path))
+    return None
 
 
-def _resolve_runs(config: pytest.Config) -> RunContext | TcabError:
-    from pytest_tcab.session import configured_root
-    from pytest_tcab.session import run_dirs
-    from pytest_tcab.session import suite_for
-
-    given = [path.resolve() for path in run_dirs(config)]
-    # The run names its case in the configured suite, wherever the run dir itself lives.
-    suite = suite_for(config, configured_root(config) or given[0] / RUN_FILE)
-    folders = [found for path in given for found in runs_in(path)]
-    try:
-        runs = [_run(config, suite, folder) for folder in folders]
-        if len(runs) == 1:
-            return runs[0]
-        # A folder of runs is named by the folder; runs given one by one, by their case.
-        label = given[0].name if len(given) == 1 else f"{runs[0].case.slug}-tournament"
-        return tournament_context(config, runs, label)
-    except TcabError as exc:
-        return exc
+def run_of(collector: pytest.Collector) -> dict[str, str] | None:
+    """Which run a run folder's collector stands for (its label and folder), for its collection report."""
+    if not isinstance(collector, RunDirectory):
+        return None
+    folder = Path(os.path.realpath(collector.path))
+    return {"run": session_runs(collector.config).labels.get(folder, folder.name), "source": str(folder)}
 
 
-def _run(config: pytest.Config, suite: Suite, folder: Path) -> RunContext:
-    spec = read_run_spec(folder, config.getoption("tcab_case"))
-    case, variant = find_case(suite, spec, allow_experimental=experimental_allowed(config))
-    return RunContext(config, case, variant, folder, spec.engine or "none", label=folder.name)
+def run_anchor(config: pytest.Config, path: Path) -> RunContext | None:
+    """The run without run.toml whose items hang under the manifest `path` (re-run by id), if any."""
+    target = Path(os.path.realpath(path))
+    for folder, run in session_runs(config).anchored():
+        if not (folder / RUN_FILE).is_file() and Path(os.path.realpath(run.case.manifest_path)) == target:
+            return run
+    return None
 
 
-def run_anchor(config: pytest.Config, path: Path) -> bool:
-    """Whether `path` is the manifest a run without run.toml hangs its items under (re-run by id)."""
-    from pytest_tcab.session import run_dirs
-
-    if (run_dirs(config)[0] / RUN_FILE).is_file():
-        return False
-    run = session_run(config)
-    return not isinstance(run, TcabError) and run.case.manifest_path.resolve() == path.resolve()
+def path_nodeid(config: pytest.Config, path: Path) -> str:
+    """The node id pytest gives the folder `path`: rootdir-relative inside rootdir, else absolute."""
+    return fs_nodeid(config, path) or Path(os.path.relpath(path.resolve(), config.rootpath)).as_posix()
 
 
 def fs_nodeid(config: pytest.Config, path: Path) -> str | None:
@@ -127,33 +361,9 @@ def fs_nodeid(config: pytest.Config, path: Path) -> str | None:
     return None
 
 
-def runs_in(path: Path) -> list[Path]:
-    """`path` when it is a run (it has `.tcab/run.toml`, or no subfolder has one), else its
-    subfolders that are runs, in name order."""
-    if (path / RUN_FILE).is_file():
-        return [path]
-    found = sorted(child for child in path.iterdir() if child.is_dir() and (child / RUN_FILE).is_file())
-    return found or [path]
+# -- reference implementations ----------------------------------------------------------------
 
-
-def tournament_context(config: pytest.Config, runs: list[RunContext], label: str) -> RunContext:
-    """The context of several runs played against each other: they must be runs of one
-    adversarial case (the same version and variant)."""
-    first = runs[0]
-    for other in runs[1:]:
-        if (other.case.manifest_path, other.variant.slug) != (first.case.manifest_path, first.variant.slug):
-            raise RunError(f"runs {first.label!r} and {other.label!r} name different cases "
-                           f"({first.case.slug}@{first.case.version} and {other.case.slug}@{other.case.version}); "
-                           "runs given together must be runs of one adversarial case")
-    if first.case.adversarial is None:
-        raise RunError(f"{len(runs)} runs were given ({', '.join(run.label for run in runs)}), but "
-                       f"{first.case.slug!r} is {indefinite(first.case.case_type)} case; only the runs of an adversarial case "
-                       "are played against each other: give one --tcab-run per session")
-    return RunContext(config, first.case, first.variant, first.source.parent, first.engine, label=label,
-                      entrants=tuple(runs))
-
-
-_reference_runs_key = pytest.StashKey[dict[tuple[Path, str], RunContext]]()
+_reference_runs_key = pytest.StashKey[dict[tuple[Path, str], "RunContext"]]()
 
 
 def reference_context(config: pytest.Config, case: CaseVersion, variant: Variant) -> RunContext:
@@ -161,6 +371,8 @@ def reference_context(config: pytest.Config, case: CaseVersion, variant: Variant
 
     Reference mode and baseline capture share it, so each reference implementation is built once.
     """
+    from pytest_tcab.run.context import RunContext
+
     runs = config.stash.setdefault(_reference_runs_key, {})
     key = (case.manifest_path, variant.slug)
     if key not in runs:
@@ -182,5 +394,6 @@ class ReferenceRun(pytest.Collector):
         self.run = run
 
     def collect(self) -> Iterator[pytest.Item]:
-        yield from run_items(self, self.run)
+        from pytest_tcab.run.families import run_items
 
+        yield from run_items(self, self.run)

@@ -14,6 +14,7 @@ import shutil
 import tempfile
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,6 +29,7 @@ from pytest_tcab.run.build.steps import build_static
 from pytest_tcab.run.build.typescript import CACHE_DIR
 from pytest_tcab.run.build.typescript import is_typescript
 from pytest_tcab.run.build.typescript import strip_types
+from pytest_tcab.run.spec import Producer
 
 REPORTER_PREFIX = "/__tcab__/"
 """URL prefix of the validation drivers' folders on the build's server, served from the run's
@@ -43,8 +45,10 @@ class RunContext:
 
     def __init__(self, config: pytest.Config, case: CaseVersion, variant: Variant, source: Path,
                  engine: str, label: str, reference: bool = False,
-                 entrants: tuple[RunContext, ...] = ()) -> None:
+                 entrants: tuple[RunContext, ...] = (), producer: Producer | None = None) -> None:
         self.config = config
+        self.producer = producer or Producer()
+        """Who produced the run (run.toml's model, harness and labels): on every item of it."""
         self.entrants = entrants or (self,)
         """The runs whose controllers play each other (an adversarial case): this run alone, or the
         runs given together, whose tournament this context stands for."""
@@ -90,12 +94,23 @@ class RunContext:
                         for requirement in spec.requirements for validator in requirement.validators]
         return scripts
 
+    @property
+    def model(self) -> str | None:
+        return self.producer.model
+
+    @property
+    def harness(self) -> str | None:
+        return self.producer.harness
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.producer.labels
+
     @functools.cached_property
     def out_dir(self) -> Path:
         """Where this run's media go: one folder per run under `--tcab-out` (made once)."""
         base = Path(self.config.getoption("tcab_out") or ".tcab/results").resolve()
-        safe = re.sub(r"[^A-Za-z0-9_.@#-]+", "_", self.label).strip("_") or "run"
-        path = base / safe
+        path = base / run_folder_name(self.label)
         path.mkdir(parents=True, exist_ok=True)
         return path
 
@@ -113,7 +128,8 @@ class RunContext:
             try:
                 sandbox = session_sandbox(self.config)
             except SandboxUnavailable as exc:
-                self._build = BuildResult(ok=False, steps=(), workdir=self.scratch(), output_dir=None, message=str(exc))
+                self._build = BuildResult(ok=False, steps=(), workdir=self.scratch(), output_dir=None, message=str(exc),
+                                          not_graded=True)
             else:
                 self._build = build_static(self.source, self.case.build.install, self.case.build.build,
                                            self.scratch(), timeout, sandbox)
@@ -166,7 +182,7 @@ class RunContext:
         return {f"{REPORTER_PREFIX}{top}/": self.reporter_folder / top for top in sorted(tops)
                 if (self.reporter_folder / top).is_dir()}
 
-    def run_properties(self) -> dict[str, str]:
+    def run_properties(self) -> dict[str, Any]:
         """Who this run is, carried by every item so results.json needs no collection state."""
         return {
             "run": self.label,
@@ -176,4 +192,12 @@ class RunContext:
             "engine": self.engine,
             "source": str(self.source),
             "layout": self.case.layout,
+            "model": self.model,
+            "harness": self.harness,
+            "labels": dict(self.labels),
         }
+
+
+def run_folder_name(label: str) -> str:
+    """A run's label as the name of its folder under `--tcab-out`."""
+    return re.sub(r"[^A-Za-z0-9_.@#-]+", "_", label).strip("_") or "run"

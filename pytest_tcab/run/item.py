@@ -17,6 +17,8 @@ from pytest_tcab.bounded import bound_tree
 from pytest_tcab.failures import is_plain
 from pytest_tcab.failures import item_failure
 from pytest_tcab.nodeids import match_saved_form
+from pytest_tcab.outcomes import NOT_GRADED_PROPERTY
+from pytest_tcab.outcomes import not_graded_reason
 from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import load
 
@@ -44,7 +46,9 @@ class RunItem(pytest.Item):
         self._location = location
         self.figures: dict[str, Any] = {}
         identity = {**run.run_properties(), "kind": self.kind, "id": key}
-        self.user_properties.extend((f"tcab.{name}", value) for name, value in identity.items())
+        labels = identity.pop("labels")
+        self.user_properties.extend((f"tcab.{name}", value) for name, value in identity.items() if value is not None)
+        self.user_properties.extend((f"tcab.label.{name}", value) for name, value in sorted(labels.items()))
 
     def record(self, **figures: Any) -> None:
         """Attach figures (similarity, fuel, media paths) to this item's report, every text bounded."""
@@ -76,6 +80,9 @@ class RunItem(pytest.Item):
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     report = yield
     if isinstance(item, RunItem):
+        why = not_graded_reason(call.excinfo.value) if call.excinfo is not None else None
+        if why is not None:
+            report.user_properties.append((NOT_GRADED_PROPERTY, why))
         if call.when != "teardown":
             item.publish_figures()  # before the teardown report, the one JUnit reads properties from
         report.tcab = item.report_data()

@@ -1,13 +1,16 @@
 """A run's spec: which case, version, variant and engine it was produced for, and that case found.
 
-`DIR/.tcab/run.toml` says it, `--tcab-case` overrides it part by part; `find_case` turns it into
-the case version and variant run mode validates (a definition recast as a one-variant case).
+`DIR/.tcab/run.toml` says it (and who produced the run), `--tcab-case` overrides it part by part;
+`find_case` turns it into the case version and variant run mode validates (a definition recast as
+a one-variant case).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 
 from pytest_tcab.case import Adversarial
@@ -33,7 +36,6 @@ from pytest_tcab.suite import FoundDefinition
 from pytest_tcab.suite import Suite
 from pytest_tcab.toml import load
 
-RUN_FILE = Path(".tcab/run.toml")
 _CASE_SPEC = re.compile(
     r"(?P<case>[^@#:]+)(?:@(?P<version>[^#:]+))?(?:#(?P<variant>[^:]+))?(?::(?P<engine>.+))?"
 )
@@ -70,17 +72,36 @@ class RunSpec:
         )
 
 
-def read_run_spec(run_dir: Path, override: str | None) -> RunSpec:
-    """The run's spec: `--tcab-case` wins over `DIR/.tcab/run.toml`, part by part."""
+@dataclass(frozen=True)
+class Producer:
+    """Who produced a run, as its run.toml says: what a sweep's leaderboard groups runs by."""
+
+    model: str | None = None
+    harness: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def common(cls, producers: Sequence[Producer]) -> Producer:
+        """What every one of `producers` shares (a tournament's entrants): the rest is left out."""
+        first = producers[0]
+        return cls(
+            first.model if all(p.model == first.model for p in producers) else None,
+            first.harness if all(p.harness == first.harness for p in producers) else None,
+            {key: value for key, value in first.labels.items() if all(p.labels.get(key) == value for p in producers)},
+        )
+
+
+def read_run_spec(path: Path, override: str | None) -> tuple[RunSpec, Producer]:
+    """The spec of the run whose run.toml is `path` (`--tcab-case` wins over it, part by part),
+    and who produced the run."""
     given = RunSpec.parse(override) if override else None
-    path = run_dir / RUN_FILE
     if not path.is_file():
         if given is None:
             raise RunError(
                 f"{path} does not exist, so the run names no case; "
                 "write one (case = \"<slug>\") or pass --tcab-case=SLUG[@VERSION][#VARIANT][:ENGINE]"
             )
-        return given
+        return given, Producer()
     loaded = load(path)
     if isinstance(loaded, Problem):
         raise ProblemsFound([loaded])
@@ -88,7 +109,8 @@ def read_run_spec(run_dir: Path, override: str | None) -> RunSpec:
     if run_file is None:
         raise ProblemsFound(problems)
     spec = RunSpec(run_file.case, run_file.version, run_file.variant, run_file.engine)
-    return given.over(spec) if given is not None and given.case == spec.case else (given or spec)
+    producer = Producer(run_file.model, run_file.harness, dict(run_file.labels))
+    return (given.over(spec) if given is not None and given.case == spec.case else (given or spec)), producer
 
 
 def find_case(suite: Suite, spec: RunSpec, *, allow_experimental: bool = True) -> tuple[CaseVersion, Variant]:

@@ -33,6 +33,8 @@ from pytest_tcab.errors import TcabError
 from pytest_tcab.failures import is_plain
 from pytest_tcab.failures import item_failure
 from pytest_tcab.nodeids import match_saved_form
+from pytest_tcab.outcomes import NotGraded
+from pytest_tcab.outcomes import mark_not_graded
 from pytest_tcab.outcomes import skip_at_item
 from pytest_tcab.run.build.sandbox import hidden_places
 
@@ -134,6 +136,15 @@ _FFMPEG_NAMES = {
 }
 
 
+class PageCrashed(TcabError):
+    """A page of the item crashed its renderer: the run's own failure, never "not graded"."""
+
+    def __init__(self, urls: list[str], config: pytest.Config) -> None:
+        cap = int(config.getoption("tcab_page_memory")) // 2**20
+        super().__init__(f"the page crashed (its renderer died at {urls[0]}): a page past its JavaScript heap "
+                         f"cap ({cap} MiB, --tcab-page-memory), or one that brings its renderer down, fails here")
+
+
 class BrowserError(TcabError):
     """Chromium was asked for but cannot be used: a wrong path, a failed launch, no video encoder."""
 
@@ -175,6 +186,8 @@ class ItemScope:
     lent: list[_Lent] = field(default_factory=list)
     kept: dict[str, Any] = field(default_factory=dict)
     """`trace` (and `traces` when there are several), `failure_screenshot`: paths, for results.json."""
+    crashed: list[str] = field(default_factory=list)
+    """The URLs of the item's pages whose renderer died: the item fails with "the page crashed"."""
 
 
 @dataclass(frozen=True)
@@ -476,6 +489,7 @@ class BrowserSession:
             raise BrowserError("pages are lent to items: open them inside `with browser.item(...)`")
         lent = self._lend((origin, viewport, setup), scope)
         page = lent.context.new_page()
+        page.on("crash", lambda crashed: scope.crashed.append(crashed.url))
         scope.pages.append(page)
         return page
 
@@ -500,12 +514,18 @@ class BrowserSession:
                 lent.janitor.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
             lent.origins.clear()
         except Error:
-            for key in [key for key, kept in self._pool.items() if kept is lent]:
-                del self._pool[key]
-            try:
-                lent.context.close()
-            except Error:
-                pass  # the browser itself is gone: the next item says so
+            self._discard(lent)
+
+    def _discard(self, lent: _Lent) -> None:
+        """Close a context and never lend it again."""
+        from playwright.sync_api import Error
+
+        for key in [key for key, kept in self._pool.items() if kept is lent]:
+            del self._pool[key]
+        try:
+            lent.context.close()
+        except Error:
+            pass  # the browser itself is gone: the next item says so
 
     def _lend(self, key: tuple[str | None, tuple[int, int], Setup | None], scope: ItemScope) -> _Lent:
         lent = self._pool.pop(key, None)
@@ -563,7 +583,10 @@ class BrowserSession:
                         traces.append(str(path))
                 except Error:
                     pass  # a crashed context has no trace to give; the item's failure says why
-            self._clean(lent)
+            if scope.crashed:
+                self._discard(lent)  # the next item, of this run or the next, gets a fresh context
+            else:
+                self._clean(lent)
         if traces:
             scope.kept["trace"] = traces[0]
             if len(traces) > 1:
@@ -685,7 +708,14 @@ def ignored_playwright_options(config: pytest.Config) -> list[str]:
 def tcab_launch_args(request: pytest.FixtureRequest) -> dict[str, Any]:
     """Override point: keyword arguments for ``chromium.launch`` (the executable is always ours)."""
     debug = debug_options(request.config)
-    return {"args": list(LAUNCH_ARGS), "headless": not debug.headed, "slow_mo": debug.slowmo}
+    return {"args": [*LAUNCH_ARGS, heap_cap_flag(request.config)], "headless": not debug.headed,
+            "slow_mo": debug.slowmo}
+
+
+def heap_cap_flag(config: pytest.Config) -> str:
+    """Chromium's flag that caps each page's JavaScript heap (`--tcab-page-memory`): a page that
+    allocates without end crashes its own renderer instead of taking the grading machine."""
+    return f"--js-flags=--max-old-space-size={int(config.getoption('tcab_page_memory')) // 2**20}"
 
 
 @pytest.fixture(scope="session")
@@ -767,6 +797,8 @@ class BrowserFunction(pytest.Function):
             super().setup()
         except pytest.skip.Exception as skip:
             if not (self.config.getoption("tcab_strict") and str(skip.msg) == NO_BROWSER_REASON):
+                if str(skip.msg) == NO_BROWSER_REASON:
+                    mark_not_graded(self, NO_BROWSER_REASON)
                 raise
             self._no_browser = True
         except TcabError as error:
@@ -779,7 +811,7 @@ class BrowserFunction(pytest.Function):
             run = getattr(self, "run", None)
             if run is not None:
                 run.require_build()  # a run item whose build failed is "not run" first
-            pytest.fail(self._unavailable, pytrace=False)
+            raise NotGraded(f"the browser could not start: {self._unavailable}")
         super().runtest()
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
@@ -795,9 +827,18 @@ def browser_test(request: pytest.FixtureRequest, tcab_browser: BrowserSession) -
     assert isinstance(item, BrowserFunction)
     debugging = Debugging(tracing=debug_options(item.config).tracing)
     scope: ItemScope | None = None
+    if not tcab_browser.browser.is_connected():
+        raise NotGraded("the session's browser is gone: it closed during an earlier item")
     try:
         with tcab_browser.item(item.nodeid, item.output_folder, debugging) as scope:
-            item.use_browser(tcab_browser)
+            try:
+                item.use_browser(tcab_browser)
+            except Exception:
+                if scope.crashed:
+                    raise PageCrashed(scope.crashed, item.config) from None
+                raise
+            if scope.crashed:  # whatever the item made of it, a crashed page decides nothing
+                raise PageCrashed(scope.crashed, item.config)
     finally:  # the scope has closed: its trace is written, whatever the outcome
         if scope is not None and scope.kept:
             item.keep_debugging(scope.kept)

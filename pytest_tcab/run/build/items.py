@@ -17,6 +17,7 @@ import pytest
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.manifest import PROOF_VIDEO_EXTENSIONS
 from pytest_tcab.models.manifest import media_kind
+from pytest_tcab.outcomes import NotGraded
 from pytest_tcab.outcomes import skip_unless_strict
 from pytest_tcab.paths import PathEscapes
 from pytest_tcab.paths import contained
@@ -43,6 +44,8 @@ class BuildItem(RunItem):
     def runtest(self) -> None:
         result = self.run.build()
         self.record(steps=[step.figures() for step in result.steps], message=result.message)
+        if result.not_graded:
+            raise NotGraded(result.message)
         if not result.ok:
             tail = result.steps[-1].tail(40) if result.steps else ""
             raise BuildFailed(f"{result.message}\n{tail}".rstrip())

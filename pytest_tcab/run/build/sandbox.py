@@ -56,6 +56,32 @@ USERNS_HINT = (
 )
 
 
+@dataclass(frozen=True)
+class Caps:
+    """What one step may take of the grading machine: each of its processes at most
+    `memory_bytes` of address space (RLIMIT_AS) and `cpu_seconds` of CPU time (RLIMIT_CPU), so
+    one build that allocates or spins without end cannot take the whole sweep with it."""
+
+    memory_bytes: int
+    cpu_seconds: int
+
+    def argv(self) -> list[str]:
+        """The command prefix that sets the caps and then runs the step (`prlimit`, else Python)."""
+        found = shutil.which("prlimit")
+        if found is not None:
+            return [found, f"--as={self.memory_bytes}", f"--cpu={self.cpu_seconds}", "--"]
+        return [sys.executable, "-c", _SET_LIMITS, str(self.memory_bytes), str(self.cpu_seconds)]
+
+    def record(self) -> dict[str, int]:
+        return {"memory_cap": self.memory_bytes, "cpu_cap_s": self.cpu_seconds}
+
+
+_SET_LIMITS = ("import os, resource, sys; memory, cpu = int(sys.argv[1]), int(sys.argv[2]); "
+               "resource.setrlimit(resource.RLIMIT_AS, (memory, memory)); "
+               "resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu)); os.execvp(sys.argv[3], sys.argv[3:])")
+"""What `prlimit` does, where util-linux is missing."""
+
+
 class SandboxUnavailable(TcabError):
     """bwrap is missing or cannot start here: every run item fails with this one message."""
 
@@ -71,6 +97,8 @@ class Sandbox:
     hidden: tuple[Path, ...] = ()
     """Places that must stay out of sight even where they lie under :data:`SYSTEM_DIRS`
     (a suite under `/opt`, a checkout under `/usr/src`): covered by an empty tmpfs."""
+    caps: Caps | None = None
+    """The memory and CPU-time caps of every step (None: uncapped)."""
 
     @property
     def kind(self) -> str:
@@ -82,21 +110,22 @@ class Sandbox:
             return True  # unsandboxed: nothing takes it away
         return self.network == "all" or (self.network == "install" and step == "install")
 
-    def record(self, step: str) -> dict[str, str | bool]:
-        """What results.json says a step had, e.g. `{"sandbox": "bwrap", "network": False}`."""
-        return {"sandbox": self.kind, "network": self.allows_network(step)}
+    def record(self, step: str) -> dict[str, str | bool | int]:
+        """What results.json says a step had, e.g. `{"sandbox": "bwrap", "network": False, "memory_cap": ...}`."""
+        return {"sandbox": self.kind, "network": self.allows_network(step), **(self.caps.record() if self.caps else {})}
 
     def wrap(self, argv: list[str], workdir: Path, env: Mapping[str, str], step: str) -> tuple[list[str], dict[str, str]]:
         """The command line and environment that run `argv` in `workdir`, confined.
 
         The build's private home is :func:`home_for` `workdir`, made here when missing.
         """
+        caps = self.caps.argv() if self.caps is not None else []
         if self.bwrap is None:
-            return argv, dict(env)
+            return [*caps, *argv], dict(env)
         home = home_for(workdir)
         home.mkdir(mode=0o700, exist_ok=True)
         inner_env = {**env, "HOME": INNER_HOME, "TMPDIR": "/tmp", "PATH": visible_path(env.get("PATH", ""))}
-        return [self.bwrap, *self._arguments(workdir, home, self.allows_network(step)), "--", *argv], inner_env
+        return [*caps, self.bwrap, *self._arguments(workdir, home, self.allows_network(step)), "--", *argv], inner_env
 
     def _arguments(self, workdir: Path, home: Path, network: bool) -> list[str]:
         args = ["--unshare-all", "--die-with-parent", "--new-session"]
@@ -186,15 +215,16 @@ def summary_line(sandbox: dict[str, str | bool]) -> str:
 
 def _probe(config: pytest.Config) -> Sandbox | SandboxUnavailable:
     network = config.getoption("tcab_build_network")
+    caps = Caps(int(config.getoption("tcab_build_memory")), max(1, round(float(config.getoption("tcab_build_timeout")))))
     if config.getoption("tcab_no_sandbox"):
-        return Sandbox(None, network)
+        return Sandbox(None, network, caps=caps)
     if not sys.platform.startswith("linux"):
         return SandboxUnavailable(f"the build sandbox (bubblewrap) needs Linux, and this is {sys.platform}; "
                                   "pass --tcab-no-sandbox to build without it")
     found = shutil.which("bwrap")
     if found is None:
         return SandboxUnavailable(f"the build sandbox cannot start: bwrap is not installed (not on PATH); {INSTALL_HINT}")
-    sandbox = Sandbox(found, network, hidden_places(config))
+    sandbox = Sandbox(found, network, hidden_places(config), caps)
     with tempfile.TemporaryDirectory(prefix="tcab-probe-") as scratch:
         workdir = Path(scratch) / "build"
         workdir.mkdir()
@@ -213,10 +243,20 @@ def hidden_places(config: pytest.Config) -> tuple[Path, ...]:
     """The suite, the results folder, the home, the checkout and the run folders, resolved."""
     from pytest_tcab.session import configured_root
 
-    places = [Path.home(), config.invocation_params.dir, config.rootpath,
+    places: list[Path] = [Path.home(), config.invocation_params.dir, config.rootpath,
               Path(config.getoption("tcab_out") or ".tcab/results")]
     root = configured_root(config)
     if root is not None:
         places.append(root)
-    places += [Path(run_dir) for run_dir in config.getoption("tcab_run") or ()]  # repeatable
+    hidden_runs: list[Path] = config.stash.get(_hidden_runs_key, [])
+    places.extend(hidden_runs)
     return tuple(dict.fromkeys(Path(os.path.realpath(place)) for place in places))
+
+
+_hidden_runs_key = pytest.StashKey[list[Path]]()
+
+
+def hide_from_builds(config: pytest.Config, folders: list[Path]) -> None:
+    """Keep the session's run folders out of every step's sight (a run must not read another's
+    tree, or its own original): the collector says which they are, before any build."""
+    config.stash.setdefault(_hidden_runs_key, []).extend(folders)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -18,6 +19,7 @@ from pathlib import Path
 from pytest_tcab.bounded import HeadTail
 from pytest_tcab.bounded import bound
 from pytest_tcab.run.build.sandbox import Sandbox
+from pytest_tcab.run.media import size_text
 
 OUTPUT_CAP_BYTES = 1024 * 1024
 """Only the first and last half MiB of a step's output are kept: the command's first words and
@@ -65,7 +67,7 @@ class CommandResult:
     """stdout and stderr interleaved, at most :data:`OUTPUT_CAP_BYTES` of it (head and tail)."""
     timed_out: bool
     duration_s: float
-    confinement: dict[str, str | bool] = field(default_factory=dict)
+    confinement: dict[str, str | bool | int] = field(default_factory=dict)
     """What the step had, as results.json records it: `{"sandbox": "bwrap", "network": False}`."""
 
     @property
@@ -279,6 +281,8 @@ class BuildResult:
     message: str
     dropped: tuple[str, ...] = ()
     """Entries of the produced tree not copied into ``workdir`` (see :func:`prepare_workdir`)."""
+    not_graded: bool = False
+    """The build never started for a reason of the grading machine's (no sandbox): not the run's failure."""
 
 
 def build_static(
@@ -348,8 +352,25 @@ def _step_failure(label: str, result: CommandResult, timeout_s: float) -> str:
     if result.timed_out:
         return f"{label} timed out after {timeout_s:g} s: `{result.command}` (process group killed)"
     if result.returncode < 0:
-        return f"{label} failed: `{result.command}` was killed by {_signal_name(result.returncode)}"
-    return f"{label} failed: `{result.command}` exited {_exit_status(result.returncode)}"
+        return f"{label} failed: `{result.command}` was killed by {_signal_name(result.returncode)}{past_cap(result)}"
+    return f"{label} failed: `{result.command}` exited {_exit_status(result.returncode)}{past_cap(result)}"
+
+
+OUT_OF_MEMORY = re.compile(r"cannot allocate memory|out of memory|memoryerror|bad_alloc|memory allocation of|"
+                           r"allocation failed|failed to reserve|mmap failed", re.IGNORECASE)
+"""What a program prints when an allocation fails (libc, V8, Python, C++, Rust, Go)."""
+_CPU_SIGNAL = signal.SIGXCPU.value
+
+
+def past_cap(result: CommandResult) -> str:
+    """`; past its memory cap (...)` when the step ended as a step over its caps does, else ``."""
+    memory, cpu = result.confinement.get("memory_cap"), result.confinement.get("cpu_cap_s")
+    if cpu is not None and result.returncode in (-_CPU_SIGNAL, 128 + _CPU_SIGNAL):
+        return f"; past its CPU-time cap of {cpu} s (each process; the step timeout, --tcab-build-timeout)"
+    if memory is not None and OUT_OF_MEMORY.search(result.output):
+        return (f"; past its memory cap of {size_text(int(memory))} (each process's address space, "
+                "--tcab-build-memory)")
+    return ""
 
 
 def ending(result: CommandResult, timeout_s: float) -> str:
@@ -357,8 +378,8 @@ def ending(result: CommandResult, timeout_s: float) -> str:
     if result.timed_out:
         return f"`{result.command}` timed out after {timeout_s:g} s (process group killed)"
     if result.returncode < 0:
-        return f"`{result.command}` was killed by {_signal_name(result.returncode)}"
-    return f"`{result.command}` exited {_exit_status(result.returncode)}"
+        return f"`{result.command}` was killed by {_signal_name(result.returncode)}{past_cap(result)}"
+    return f"`{result.command}` exited {_exit_status(result.returncode)}{past_cap(result)}"
 
 
 def _exit_status(returncode: int) -> str:

@@ -22,10 +22,15 @@ import pytest
 
 from pytest_tcab.options import MERGE_OPTION
 from pytest_tcab.options import SUITE_OPTION
+from pytest_tcab.run.report.compare import SweepUnreadable
+from pytest_tcab.run.report.compare import read_sweep_rows
 from pytest_tcab.run.report.records import RunRecord
 from pytest_tcab.run.report.results import ResultsRecorder
+from pytest_tcab.run.report.sweep import BAD_INPUT
+from pytest_tcab.run.report.sweep import SWEEP_FILE
+from pytest_tcab.run.report.sweep_files import write_sweep
 
-IDENTITY = ("run", "case", "version", "variant", "engine", "source", "layout")
+IDENTITY = ("run", "case", "version", "variant", "engine", "source", "layout", "model", "harness", "labels", "media")
 """What `RunContext.run_properties` writes at the top of each run of results.json."""
 _RECOMPUTED = ("score", "domains", "errata", "performance", "tournament", "toolchain", "requirements")
 """The parts of a run results.json computes from its items (`scoring_report.for_run`)."""
@@ -52,6 +57,11 @@ class Merge:
         path = self.out_dir / "results.json"
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         self.written = [path, write_report(data, self.out_dir, self.config.getoption("tcab_report"))]
+        bad = [row for shard in shards for row in shard_sweep_rows(shard) if row["status"] == BAD_INPUT]
+        if bad or len(data["runs"]) > 1 or any(shard_sweep_rows(shard) for shard in shards):
+            media = next((run["media"] for run in data["runs"] if run.get("media")), "all")
+            self.written += write_sweep(data, self.out_dir, form=self.config.getoption("tcab_report"), media=media,
+                                        extra_rows=bad)
         return True
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -117,6 +127,17 @@ def merge(config: pytest.Config, shards: list[Path], out_dir: Path) -> dict[str,
     return {**_session(loaded), "merged_from": [str(shard) for shard in shards], "runs": merged["runs"]}
 
 
+def shard_sweep_rows(shard: Path) -> list[dict[str, Any]]:
+    """The rows of a shard's sweep.json, or none when it wrote none."""
+    folder = shard if shard.is_dir() else shard.parent
+    if not (folder / SWEEP_FILE).is_file():
+        return []
+    try:
+        return read_sweep_rows(folder / SWEEP_FILE, MERGE_OPTION)
+    except SweepUnreadable as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
 def read_shard(shard: Path) -> dict[str, Any]:
     """A shard's results.json, checked for the shape the merge reads."""
     path = shard / "results.json" if shard.is_dir() else shard
@@ -162,8 +183,8 @@ def _conflict(what: str, first: Path, second: Path, was: str, now: str) -> str:
     return f"{MERGE_OPTION}: {what} is {was} in {first} but {now} in {second}; shards must not disagree"
 
 
-def _describe(identity: dict[str, str]) -> str:
-    return "/".join(identity.get(key, "") for key in ("case", "version", "variant", "engine"))
+def _describe(identity: dict[str, Any]) -> str:
+    return "/".join(str(identity.get(key, "")) for key in ("case", "version", "variant", "engine"))
 
 
 def _check_recomputed(run: dict[str, Any], shard_run: dict[str, Any]) -> None:

@@ -12,10 +12,12 @@ from typing import Any
 class RunRecord:
     """One run's slice of results.json."""
 
-    identity: dict[str, str]
+    identity: dict[str, Any]
     items: dict[str, dict[str, Any]] = field(default_factory=dict)
     deselected: dict[str, dict[str, str]] = field(default_factory=dict)
     """Items of the run that `-k`, `-m`, `--lf` or a node id left out: a partial run."""
+    not_graded: str | None = None
+    """Why some of its items never ran though the session meant to run them (it was interrupted)."""
 
     def counts(self) -> Counter[str]:
         return Counter(item["outcome"] for item in self.items.values())

@@ -17,6 +17,7 @@ import pytest
 from pytest_tcab.bounded import bound
 from pytest_tcab.failures import failure_text
 from pytest_tcab.outcomes import COUNTED_FAILED
+from pytest_tcab.outcomes import NOT_GRADED_PROPERTY
 from pytest_tcab.outcomes import OVER_CEILING
 from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import STATUS_PROPERTY
@@ -26,6 +27,7 @@ from pytest_tcab.selection import XDIST_GROUP_PREFIX
 
 results_key = pytest.StashKey["ResultsRecorder"]()
 _DESELECTED_OUTPUT = "tcab_deselected"
+_EXPECTED_OUTPUT = "tcab_expected"
 
 
 class ResultsRecorder:
@@ -36,6 +38,10 @@ class ResultsRecorder:
         self.out_dir = out_dir
         self.runs: dict[str, RunRecord] = {}
         self.written: list[Path] = []
+        self.expected: dict[str, dict[str, Any]] = {}
+        """Every run item the session collected to run, by node id (what an interruption leaves out)."""
+        self.data: dict[str, Any] | None = None
+        """results.json as written at the session's end."""
 
     # -- collecting ----------------------------------------------------------------------
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
@@ -49,11 +55,19 @@ class ResultsRecorder:
         run = self.runs.setdefault(data["run"]["run"], RunRecord(data["run"]))
         run.deselected[nodeid] = data["item"]
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        from pytest_tcab.run.item import RunItem
+
+        self.expected = {plain_nodeid(item.nodeid): item.report_data() for item in session.items
+                         if isinstance(item, RunItem)}
+
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """pytest-xdist: a worker's deselected items (workers collect and deselect; the controller does not)."""
-        for nodeid, data in getattr(node, "workeroutput", {}).get(_DESELECTED_OUTPUT, {}).items():
+        """pytest-xdist: a worker's deselected and collected items (workers collect; the controller does not)."""
+        output = getattr(node, "workeroutput", {})
+        for nodeid, data in output.get(_DESELECTED_OUTPUT, {}).items():
             self._deselect(nodeid, data)
+        self.expected.update(output.get(_EXPECTED_OUTPUT, {}))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data: dict[str, Any] | None = getattr(report, "tcab", None)
@@ -72,6 +86,23 @@ class ResultsRecorder:
         entry.update(figures)
         if report.failed or report.skipped:  # the report's reason wins over a figure's summary
             entry["message"] = _message(report)
+        if props.get(NOT_GRADED_PROPERTY):
+            entry["not_graded"] = str(props[NOT_GRADED_PROPERTY])
+
+    def _interrupted(self, session: pytest.Session) -> None:
+        """The runs whose items the session meant to run and never did: not graded, saying why."""
+        stopped = session.shouldstop or session.shouldfail
+        if not stopped and session.exitstatus != pytest.ExitCode.INTERRUPTED:
+            return
+        why = "the session was interrupted" if session.exitstatus == pytest.ExitCode.INTERRUPTED \
+            else f"the session stopped early ({stopped})"
+        left: dict[str, int] = {}
+        for nodeid, data in self.expected.items():
+            run = self.runs.setdefault(data["run"]["run"], RunRecord(data["run"]))
+            if nodeid not in run.items and nodeid not in run.deselected:
+                left[data["run"]["run"]] = left.get(data["run"]["run"], 0) + 1
+        for label, count in left.items():
+            self.runs[label].not_graded = f"{why} before {count} of its items ran"
 
     # -- writing -------------------------------------------------------------------------
     def results(self) -> dict[str, Any]:
@@ -81,7 +112,8 @@ class ResultsRecorder:
             partial = {"partial": True, "deselected": [dict(nodeid=nodeid, **item) for nodeid, item
                                                        in sorted(record.deselected.items())]}
             runs.append({
-                **record.identity,
+                "media": self.config.getoption("tcab_media"), **record.identity,
+                **({"not_graded": record.not_graded} if record.not_graded else {}),
                 "counts": dict(sorted(record.counts().items())),
                 **(partial if record.deselected else {"partial": False}),
                 "items": [dict(nodeid=nodeid, **entry) for nodeid, entry in sorted(record.items.items())],
@@ -105,11 +137,13 @@ class ResultsRecorder:
                 nodeid: {"run": run.identity, "item": item}
                 for run in self.runs.values() for nodeid, item in run.deselected.items()
             }
+            workeroutput[_EXPECTED_OUTPUT] = self.expected
             return
+        self._interrupted(session)
         if not self.runs:
             return
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        data = self.results()
+        data = self.data = self.results()
         path = self.out_dir / "results.json"
         path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
         self.written = [path]
@@ -129,7 +163,10 @@ class ResultsRecorder:
         terminalreporter.write_line(summary_line(sandbox), red=not sandbox["sandboxed"], bold=not sandbox["sandboxed"])
         for run in data["runs"]:
             counts = ", ".join(f"{n} {word}" for word, n in run["counts"].items())
-            terminalreporter.write_line(f"{run_heading(run)}: {counts}")
+            why = sorted({item["not_graded"] for item in run["items"] if item.get("not_graded")}
+                         | ({run["not_graded"]} if run.get("not_graded") else set()))
+            aside = f" (not graded: {'; '.join(why)})" if why else ""
+            terminalreporter.write_line(f"{run_heading(run)}: {counts}{aside}", yellow=bool(why))
             for line in figure_lines(run):
                 terminalreporter.write_line(f"  {line}")
         for path in self.written:

@@ -104,14 +104,12 @@ def _domains(variant: Variant, common: tuple[str, ...], verdicts: dict[str, bool
     }
 
 
-def _resolved(config: pytest.Config, identity: dict[str, str]) -> tuple[Any, tuple[Any, ...], tuple[str, ...]]:
+def _resolved(config: pytest.Config, identity: dict[str, Any]) -> tuple[Any, tuple[Any, ...], tuple[str, ...]]:
+    from pytest_tcab.run.collect import run_suite
     from pytest_tcab.run.spec import RunSpec
     from pytest_tcab.run.spec import find_case
-    from pytest_tcab.session import configured_root
-    from pytest_tcab.session import suite_for
 
-    # The configured suite first: a run dir may live anywhere, as RunDirectory resolves it.
-    suite = suite_for(config, configured_root(config) or Path(identity["source"]))
+    suite = run_suite(config, Path(identity["source"]))
     try:
         case, variant = find_case(suite, RunSpec(identity["case"], identity["version"], identity["variant"]))
     except TcabError:  # the run's collection already reported why it does not resolve

@@ -145,25 +145,12 @@ def test_a_failing_referee_fails_the_matches_with_its_traceback(pytester: pytest
     ])
 
 
-def test_several_runs_of_another_type_are_refused(pytester: pytest.Pytester) -> None:
-    write_suite(pytester.path, {"strong": "strong"})
+def test_a_run_of_another_case_is_graded_beside_the_tournament(pytester: pytest.Pytester) -> None:
+    write_suite(pytester.path, {"strong": "strong", "weak": "weak"}, house=["loops"])
     other = pytester.path / RUNS / "other"
     write_run(other, "weak")
     (other / ".tcab/run.toml").write_text('case = "nope"\n')
-    result = pytester.runpytest(*run_args("strong", "other"))
-    result.assert_outcomes(errors=1)
+    result = pytester.runpytest(*run_args("strong", "other", "weak"), "-v")
+    result.assert_outcomes(passed=6, errors=1)  # the tournament of strong and weak; other fails alone
     result.stdout.fnmatch_lines(["*no case with slug 'nope'*"])
-
-
-def test_same_modules_and_seeds_give_the_same_standings_in_fresh_processes(pytester: pytest.Pytester) -> None:
-    write_suite(pytester.path, {"strong": "strong", "weak": "weak", "traps": "traps"}, house=["loops"], rounds=3,
-                structure="bracket")
-    outputs = []
-    for out in ("first", "second"):
-        result = pytester.runpytest_subprocess(*run_args("strong", "weak", "traps"), f"--tcab-out={out}")
-        result.assert_outcomes(passed=3 + 9 + 1)
-        data = json.loads((pytester.path / out / "results.json").read_text())["runs"][0]
-        matches = next(item["matches"] for item in data["items"] if item["kind"] == "standings")
-        outputs.append((data["tournament"]["standings"], data["tournament"]["champion"], matches))
-    assert outputs[0] == outputs[1]
-    assert outputs[0][1] == "strong"
+    result.stdout.fnmatch_lines([lit("suite/runs/strong/.tcab/run.toml::match[strong-vs-weak#0] PASSED*")])

@@ -10,7 +10,7 @@ reference cannot drift from the code:
 - `item-kinds`: every item kind, from the plugin's marker list and the run items' classes;
 - `results-json`: every field results.json holds, from the code that writes it (an AST walk
   of the package: the dicts results.json is built from and every run item's `record(...)`).
-- `sweep-json`: every field of sweep.json, from the pydantic model that writes it.
+- `sweep-json`: every field of sweep.json, the same way (from `sweep_document` and its rows).
 
 `python scripts/docs_reference.py` prints every generated section (to read them without a
 build); tests/unit/test_docs.py checks the hand-written pages against the same names.
@@ -381,6 +381,8 @@ class _Scope:
                             shape.merge(Shape(fields={key.value: self.field(node.value)}))
                         else:  # `versions[name] = ...`: an object keyed by names
                             shape.merge(Shape(values=self.shape(node.value)))
+            elif isinstance(node, ast.NamedExpr) and _is_name(node.target, name):
+                shape.merge(self.shape(node.value))  # `if (change := ...)`
             elif isinstance(node, ast.AugAssign) and _is_name(node.target, name):
                 shape.merge(self.shape(node.value))  # `entry |= {...}`
             elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
@@ -407,6 +409,11 @@ class _Scope:
                     shape.fields[key.value] = self.field(value)
             return shape
         if isinstance(node, ast.DictComp):
+            loop = node.generators[0]
+            names = [e.value for e in loop.iter.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)] \
+                if isinstance(loop.iter, ast.Tuple | ast.List) else []
+            if names and isinstance(node.key, ast.Name) and _is_name(loop.target, node.key.id):
+                return Shape(fields={name: self.field(node.value) for name in names})  # over named keys
             return Shape(values=self.shape(node.value))
         if isinstance(node, ast.List | ast.Tuple):
             element = Shape()
@@ -645,59 +652,59 @@ def matrix_fields() -> set[str]:
 # -- sweep.json -------------------------------------------------------------------------------
 
 
-def sweep_model() -> type[Any] | None:
-    """The pydantic model sweep.json is written from, where this version of the package has one."""
-    import importlib
-
-    for name in package_modules():
-        if name.rsplit(".", 1)[-1] in ("sweep", "sweeps"):
-            module = importlib.import_module(name)
-            model = getattr(module, "SweepFile", None) or getattr(module, "Sweep", None)
-            if isinstance(model, type) and hasattr(model, "model_fields"):
-                return model
-    return None
+def _function_named(name: str) -> tuple[Module, ast.FunctionDef] | None:
+    """The package's one module-level function called `name`, or None when it has none."""
+    found = [(module, module.functions[name]) for module in package_modules().values() if name in module.functions]
+    if len(found) > 1:
+        raise LookupError(f"docs_reference: {len(found)} functions named {name!r} in pytest_tcab")
+    return found[0] if found else None
 
 
-def _model_rows(model: type[Any], prefix: str, rows: list[str], seen: set[type[Any]]) -> None:
-    from pydantic import BaseModel
-
-    seen = seen | {model}
-    for name, info in model.model_fields.items():
-        key = info.alias or name
-        annotation = info.annotation
-        nested = [arg for arg in _type_args(annotation) if isinstance(arg, type) and issubclass(arg, BaseModel)]
-        many = any(getattr(t, "__origin__", None) in (list, tuple) for t in [annotation, *_type_args(annotation)])
-        path = f"{prefix}{key}{'[]' if many and nested else ''}"
-        rows.append(f"| `{path}` | {_cell(' '.join((info.description or '').split()))} |")
-        for sub in nested:
-            if sub not in seen:
-                _model_rows(sub, f"{path}.", rows, seen)
+def _seen_from(module: Module, name: str) -> tuple[Module, ast.FunctionDef] | None:
+    """The function `name` as `module` sees it: its own, or the one it imports."""
+    if name in module.functions:
+        return module, module.functions[name]
+    found = _resolve(module, module.imports[name]) if name in module.imports else None
+    return found if isinstance(found, tuple) else None
 
 
-def _type_args(annotation: Any) -> list[Any]:
-    found = [annotation]
-    for arg in getattr(annotation, "__args__", ()) or ():
-        found.extend(_type_args(arg))
-    return found
+SWEEP_DOCUMENT = "sweep_document"
+"""The function that builds sweep.json; its rows come from SWEEP_ROWS, its comparison from SWEEP_COMPARE."""
+SWEEP_ROWS = ("sweep_row", "bad_input_row")
+SWEEP_COMPARE = "compare"
+
+
+@functools.cache
+def sweep_reference() -> Shape | None:
+    """sweep.json as the package writes it, or None when this version writes none."""
+    document = _function_named(SWEEP_DOCUMENT)
+    if document is None:
+        return None
+    reader = ShapeReader()
+    top = reader.returned(*document)
+    rows = Shape()
+    for name in SWEEP_ROWS:
+        found = _seen_from(document[0], name)
+        if found is None:
+            raise LookupError(f"docs_reference: sweep.json's rows are built by {name}(), which is gone")
+        rows.merge(reader.returned(*found))
+    top.fields.setdefault("runs", Shape()).merge(Shape(element=rows))
+    compare = _seen_from(document[0], SWEEP_COMPARE)
+    if compare is not None:
+        top.fields.setdefault("compare", Shape()).merge(reader.returned(*compare))
+    return top
 
 
 def sweep_fields() -> set[str]:
-    model = sweep_model()
-    if model is None:
-        return set()
-    rows: list[str] = []
-    _model_rows(model, "", rows, set())
-    return {re.split(r"[.\[]", row.split("`")[1])[-1].removesuffix("]") for row in rows} | {
-        part.removesuffix("[]") for row in rows for part in row.split("`")[1].split(".")}
+    shape = sweep_reference()
+    return set() if shape is None else set(shape.names())
 
 
 def sweep_json_section() -> str:
-    model = sweep_model()
-    if model is None:
+    shape = sweep_reference()
+    if shape is None:
         return "This version of pytest-tcab writes no sweep.json."
-    rows = ["| field | what it holds |", "|---|---|"]
-    _model_rows(model, "", rows, set())
-    return f"Written from `{model.__module__}.{model.__name__}`.\n\n" + "\n".join(rows)
+    return _table(shape)
 
 
 # -- the hook ---------------------------------------------------------------------------------

@@ -106,6 +106,15 @@ def test_the_fields_found_are_the_ones_results_json_holds() -> None:
     assert {"verdict", "notes", "media", "expectations"} <= set(found.kinds["validate"].fields)
 
 
+def test_sweep_json_is_read_from_the_code_that_writes_it_when_there_is_some() -> None:
+    shape = reference.sweep_reference()
+    if shape is None:  # this version writes no sweep.json: nothing may claim it does
+        assert reference.sweep_json_section() == "This version of pytest-tcab writes no sweep.json."
+        return
+    assert {"runs", "leaderboard"} <= set(shape.fields)
+    assert {"run", "status", "score", "model", "harness"} <= set(shape.fields["runs"].element.fields)
+
+
 def test_the_options_reference_is_what_pytest_help_lists() -> None:
     shown = subprocess.run([sys.executable, "-m", "pytest", "--help", "-p", "no:cacheprovider"], cwd=REPO,
                            capture_output=True, text=True, check=True,

@@ -68,7 +68,7 @@ class Replay(StrictModel):
     """How a match is shown afterwards (reporter-side, never seeded)."""
 
     renderer: RelativePath
-    """An HTML page that plays a replay log posted to it (see the README)."""
+    """An HTML page that plays a replay log posted to it (see docs/run/tournaments.md)."""
 
 
 class AdversarialTables(StrictModel):

@@ -89,7 +89,7 @@ def unprivileged() -> Iterator[tuple[str, Path]]:
         pytest.skip("needs root and setpriv (util-linux) to become an ordinary user")
     restrict = Path("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
     if restrict.exists() and restrict.read_text().strip() == "1":
-        pytest.skip("AppArmor restricts unprivileged user namespaces here (README \"Trust model\")")
+        pytest.skip("AppArmor restricts unprivileged user namespaces here (docs/trust.md)")
     nobody = pwd.getpwnam("nobody")
     folder = Path(tempfile.mkdtemp(prefix="tcab-nobody-"))
     folder.chmod(0o755)

@@ -68,7 +68,7 @@ def probe() -> str:
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip() or f"exit status {done.returncode}"
         raise ConfinementUnavailable(f"confining Chromium's network: bwrap cannot make a network namespace here: "
-                                     f"{said} (unprivileged user namespaces may be restricted: README \"Trust model\"); "
+                                     f"{said} (unprivileged user namespaces may be restricted: docs/trust.md); "
                                      f"{NO_SANDBOX_HINT}")
     return bwrap
 

@@ -53,7 +53,7 @@ NO_BROWSER_REASON = (
 
 NOT_CONFINED = (
     "--tcab-no-sandbox: Chromium runs in the host's network; pages are kept to the loopback server "
-    "by Playwright's routes and Chromium's flags only (README \"Trust model\")"
+    "by Playwright's routes and Chromium's flags only (docs/trust.md)"
 )
 """Said once per session that runs pages unconfined."""
 
@@ -743,7 +743,7 @@ def tcab_browser(
         warnings.warn(pytest.PytestWarning(
             f"pytest-playwright's {', '.join(ignored)} do not apply to tcab items: they run in pytest-tcab's own "
             "Chromium (--tcab-chromium, --tcab-viewport) and keep their own media (a screenshot on failure, "
-            "--tcab-tracing); --tracing, --headed and --slowmo are honoured (README \"Debugging browser items\")"),
+            "--tcab-tracing); --tracing, --headed and --slowmo are honoured (docs/debugging.md)"),
             stacklevel=1)
     confine = not request.config.getoption("tcab_no_sandbox", False)
     if not confine:

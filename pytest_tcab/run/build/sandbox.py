@@ -1,6 +1,6 @@
 """The sandbox every command of a run executes in: bubblewrap (`bwrap`), probed once per session.
 
-What the code being graded may see and do while it builds (README "Trust model"):
+What the code being graded may see and do while it builds (docs/trust.md):
 - its own copy of the produced tree (read-write, at :data:`INNER_WORKDIR`), a private home
   kept across the steps of one build (:data:`INNER_HOME`) and a private `/tmp`;
 - the system read-only (:data:`SYSTEM_DIRS`); nothing else of the host: not the suite, the
@@ -50,7 +50,7 @@ INSTALL_HINT = (
 USERNS_HINT = (
     "bwrap needs unprivileged user namespaces. On Ubuntu 23.10 and later (GitHub's ubuntu-24.04 "
     "runners too) AppArmor restricts them: `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`, "
-    "or give bwrap an AppArmor profile that allows `userns` (README \"Trust model\"); elsewhere "
+    "or give bwrap an AppArmor profile that allows `userns` (docs/trust.md); elsewhere "
     "`sudo sysctl -w kernel.unprivileged_userns_clone=1` (older Debian) or `user.max_user_namespaces` "
     "above 0. Or pass --tcab-no-sandbox to build without a sandbox"
 )

@@ -1,4 +1,4 @@
-"""The example suite's Duel: its referee and house controller under real wasmtime, and the README's
+"""The example suite's Duel: its referee and house controller under real wasmtime, and the docs'
 standings of its two Rust controllers (built with Debian's cargo where it is installed)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.wasm
 
 SUITE = Path(__file__).resolve().parents[3] / "example-suite"
 DUEL = SUITE / "versions/v1.0.0/duel"
-README = Path(__file__).resolve().parents[3] / "README.md"
+PAGE = Path(__file__).resolve().parents[3] / "docs/run/tournaments.md"
 DEBIAN_CARGO = Path("/usr/bin/cargo")
 
 
@@ -42,14 +42,14 @@ def test_the_house_controller_plays_itself_to_the_same_end_every_time(runner: Wa
 
 @pytest.mark.skipif(not DEBIAN_CARGO.exists() or shutil.which("rust-lld") is None,
                     reason="Debian's cargo and lld build the Rust controllers: scripts/bootstrap --rust")
-def test_the_example_tournament_prints_the_readme_standings(pytester: pytest.Pytester, example_suite: Path,
+def test_the_example_tournament_prints_the_documented_standings(pytester: pytest.Pytester, example_suite: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", f"/usr/bin:{os.environ['PATH']}")  # Debian's cargo before rustup's
     result = pytester.runpytest("--tcab-suite=example-suite", "--tcab-run=example-suite/runs/duel-sharp",
                                 "--tcab-run=example-suite/runs/duel-lazy", "-k", "not replay")
     result.assert_outcomes(passed=12, deselected=1)
-    readme = README.read_text()
-    shown = readme[readme.index("$ pytest --tcab-suite=example-suite --tcab-run=example-suite/runs/duel-sharp"):]
+    page = PAGE.read_text()
+    shown = page[page.index("$ pytest --tcab-suite=example-suite --tcab-run=example-suite/runs/duel-sharp"):]
     table = shown[shown.index("   #  controller"):shown.index("```")].rstrip("\n").splitlines()
     assert len(table) == 4
     result.stdout.fnmatch_lines(table)

@@ -29,11 +29,11 @@ from pytest_tcab.options import WASM_TIMEOUT_OPTION  # noqa: F401 - re-exported 
 from pytest_tcab.options import add_options
 from pytest_tcab.options import apply_ini
 from pytest_tcab.options import from_ini
-from pytest_tcab.session import configured_layout_key
 from pytest_tcab.run.collect import is_run_mode
 from pytest_tcab.run.collect import is_run_path
 from pytest_tcab.run.collect import missing_folders
 from pytest_tcab.run.collect import run_folders
+from pytest_tcab.session import configured_layout_key
 from pytest_tcab.session import configured_root
 from pytest_tcab.session import end_session
 from pytest_tcab.session import experimental_allowed

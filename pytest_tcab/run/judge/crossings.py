@@ -1,0 +1,220 @@
+"""What each judge crossing does to the build's page: one call of its handle, or the harness's own
+screenshot, pixel, audio evidence, trusted input and clip.
+
+The judge (`judge.mjs`) asks for one `api` member at a time; `Crossings.serve` answers it. Into
+the page goes a fixed function with the handle's name, the op and the script's JSON arguments,
+nothing else: never the script, its path, a verdict id, a label, a predicate or an expected
+value. What comes back is the page's word about its own state, cut to a bounded JSON text
+inside the page and checked for its shape here; evidence the page cannot fake (screenshots,
+pixels, frames) is taken by Playwright from outside its realm. Every page call is bounded by
+the run's deadline, so a page that never answers cannot hold the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+
+from pytest_tcab.bounded import TEXT_LIMIT
+from pytest_tcab.bounded import bound
+from pytest_tcab.run.judge.runtime import Refused
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+    from pytest_tcab.run.driving import ClipRecorder
+
+ANSWER_LIMIT = TEXT_LIMIT
+"""The most JSON text one handle call may answer (64 KiB); more is refused, never truncated."""
+
+# One handle call, and with `then` a second of no arguments (`until` steps, then reads the
+# snapshot: one crossing). Its answer is a JSON text the page cuts at `limit`, or what went wrong.
+_CALL = """async ([handle, op, args, then, limit]) => {
+  const target = window[handle];
+  if (target === undefined || target === null) return { missing: String(target) };
+  const run = async (name, input) => {
+    if (typeof target[name] !== "function") return { notFunction: typeof target[name], op: name };
+    try {
+      return { value: await target[name](...input) };
+    } catch (thrown) {
+      return { threw: thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown), op: name };
+    }
+  };
+  let outcome = await run(op, args);
+  if (then !== null && "value" in outcome) outcome = await run(then, []);
+  if (!("value" in outcome)) return outcome;
+  let text;
+  try {
+    text = JSON.stringify(outcome.value);
+  } catch (thrown) {
+    return { refused: `a value JSON cannot hold (${String(thrown)})` };
+  }
+  if (text === undefined) return { undefined: true };
+  if (typeof text !== "string" || text.length > limit) return { refused: `more than ${limit} characters of JSON` };
+  return { json: text };
+}"""
+
+_PRESENT = """([handle]) => {
+  const target = window[handle];
+  return target === undefined || target === null ? String(target) : true;
+}"""
+
+_PROBE = """([handle, names, limit]) => {
+  const target = window[handle];
+  const absent = target === undefined || target === null;
+  const ops = {};
+  for (const name of names) ops[name] = absent ? "undefined" : typeof target[name];
+  const text = JSON.stringify({ version: absent ? null : target.version ?? null, ops });
+  return typeof text === "string" && text.length <= limit ? text : null;
+}"""
+
+# Two painted frames (the state just posed reaches the screen) before a clip starts filming.
+_TWO_FRAMES = "() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))"
+_FRAMES_WAIT_S = 0.25
+
+_KEYS = {"missing", "notFunction", "op", "threw", "refused", "undefined", "json"}
+
+
+class PageTimeout(Exception):
+    """A page call outlived the run's deadline: the page is unusable and gets closed."""
+
+
+def evaluate_within(page: Page, expression: str, arg: Any, timeout_s: float) -> Any:
+    """`page.evaluate`, bounded in Python: a page whose script never yields cannot hang it.
+
+    The sync API has no timeout for an evaluation, and Playwright's in-page waits need the page
+    to run their clean-up; so the evaluation's coroutine is awaited under `asyncio.wait_for` on
+    the sync API's own loop (its `_sync`, the call every sync method makes).
+    """
+    if timeout_s <= 0:
+        raise PageTimeout
+    try:
+        return page._sync(asyncio.wait_for(page._impl_obj.evaluate(expression, arg), timeout_s))
+    except TimeoutError:
+        raise PageTimeout from None
+
+
+def handle_answer(raw: Any) -> dict[str, Any]:
+    """The page's answer to a handle call, as the judge reads it; anything off its shape is refused."""
+    if not isinstance(raw, dict) or not raw.keys() <= _KEYS:
+        return {"refused": "an answer outside the harness's shape"}
+    answer: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key == "undefined":
+            answer[key] = value is True
+        elif not isinstance(value, str):
+            return {"refused": "an answer outside the harness's shape"}
+        elif key == "json":
+            if len(value.encode()) > 4 * ANSWER_LIMIT or len(value) > ANSWER_LIMIT:
+                return {"refused": f"more than {ANSWER_LIMIT} characters of JSON"}
+            answer[key] = value
+        else:
+            answer[key] = bound(value, 2000)
+    return answer
+
+
+@dataclass
+class Crossings:
+    """The answers to one pass's crossings, against `page` until `deadline` (time.monotonic)."""
+
+    page: Page
+    handle: str | None
+    deadline: float
+    media_dir: Path
+    media_prefix: str
+    clip: ClipRecorder
+    images: dict[str, Path] = field(default_factory=dict)
+    read_audio: Callable[[Page], list[dict[str, Any]]] | None = None
+
+    def serve(self, member: str, args: list[Any]) -> Any:
+        """One crossing; Refused carries what the script's call rejects with."""
+        serve = getattr(self, f"_{member}", None)
+        if serve is None:
+            raise Refused(f"the harness has no crossing {member!r}")
+        return serve(*args)
+
+    def _left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def _handle_call(self, op: Any, args: Any, then: str | None) -> dict[str, Any]:
+        if not isinstance(op, str) or not isinstance(args, list):
+            raise Refused("a handle call names its op and passes a list of arguments")
+        raw = evaluate_within(self.page, _CALL, [self.handle, op, args, then, ANSWER_LIMIT], self._left())
+        return handle_answer(raw)
+
+    def _call(self, op: Any, args: Any) -> dict[str, Any]:
+        return self._handle_call(op, args, None)
+
+    def _stepSnapshot(self, op: Any, args: Any) -> dict[str, Any]:  # noqa: N802 - the judge's member name
+        return self._handle_call(op, args, "snapshot")
+
+    def _present(self) -> bool | str:
+        found = evaluate_within(self.page, _PRESENT, [self.handle], self._left())
+        return found if found is True or found in ("undefined", "null") else "not an object"
+
+    def _probe(self, names: Any) -> dict[str, Any]:
+        if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+            raise Refused("api.probe(opNames): expected a list of op names")
+        text = evaluate_within(self.page, _PROBE, [self.handle, names, ANSWER_LIMIT], self._left())
+        try:
+            probed = json.loads(text) if isinstance(text, str) else None
+        except ValueError:
+            probed = None
+        if not isinstance(probed, dict) or not isinstance(probed.get("ops"), dict) or set(probed["ops"]) != set(names):
+            raise Refused("api.probe(): the page's answer was not a probe")
+        return {"version": probed.get("version"), "ops": {name: str(kind)[:20] for name, kind in probed["ops"].items()}}
+
+    def _screenshot(self, output_id: Any) -> None:
+        path = self.media_dir / f"{self.media_prefix}__{output_id}.png"
+        self.page.screenshot(path=path, type="png", timeout=max(1.0, self._left()) * 1000)
+        self.images[str(output_id)] = path
+
+    def _pixel(self, u: float, v: float) -> dict[str, Any]:
+        """The colour at fractions (u, v) of the largest canvas, as the compositor painted it."""
+        from PIL import Image
+
+        boxes = [box for box in (canvas.bounding_box() for canvas in self.page.locator("canvas").all()) if box]
+        boxes = [box for box in boxes if box["width"] * box["height"] > 0]
+        if not boxes:
+            return {"missing": True}
+        box = max(boxes, key=lambda found: found["width"] * found["height"])
+        x = max(0, int(min(box["x"] + u * box["width"], box["x"] + box["width"] - 1)))
+        y = max(0, int(min(box["y"] + v * box["height"], box["y"] + box["height"] - 1)))
+        png = self.page.screenshot(type="png", clip={"x": x, "y": y, "width": 1, "height": 1})
+        with Image.open(io.BytesIO(png)) as image:
+            r, g, b = image.convert("RGB").getpixel((0, 0))  # type: ignore[misc]
+        return {"rgb": {"r": r, "g": g, "b": b}}
+
+    def _audio(self) -> list[dict[str, Any]]:
+        if self.read_audio is None:
+            raise Refused("api.audio(): this page was opened without its Web Audio evidence")
+        return self.read_audio(self.page)
+
+    def _userKey(self, code: Any) -> None:  # noqa: N802 - the judge's member name
+        from playwright.sync_api import Error
+
+        try:
+            self.page.keyboard.press(str(code))
+        except Error as error:
+            raise Refused(f"api.userKey({json.dumps(code)}): {error.message.splitlines()[0]}") from None
+
+    def _userClick(self, x: Any, y: Any) -> None:  # noqa: N802 - the judge's member name
+        self.page.mouse.click(float(x), float(y))
+
+    def _clipStart(self) -> None:  # noqa: N802 - the judge's member name
+        try:
+            evaluate_within(self.page, _TWO_FRAMES, None, min(_FRAMES_WAIT_S, self._left()))
+        except PageTimeout:
+            pass  # a page that holds its frames back is filmed as it is
+        self.clip.start()
+
+    def _clipStop(self) -> None:  # noqa: N802 - the judge's member name
+        self.clip.stop()

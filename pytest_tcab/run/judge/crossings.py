@@ -136,7 +136,13 @@ class Crossings:
 
     def serve(self, member: str, args: list[Any]) -> Any:
         """One crossing; Refused carries what the script's call rejects with."""
-        serve = getattr(self, f"_{member}", None)
+        members: dict[str, Callable[..., Any]] = {
+            "present": self._present, "call": self._call, "stepSnapshot": self._step_snapshot,
+            "probe": self._probe, "screenshot": self._screenshot, "pixel": self._pixel, "audio": self._audio,
+            "userKey": self._user_key, "userClick": self._user_click, "clipStart": self._clip_start,
+            "clipStop": self._clip_stop,
+        }
+        serve = members.get(member)
         if serve is None:
             raise Refused(f"the harness has no crossing {member!r}")
         return serve(*args)
@@ -153,7 +159,7 @@ class Crossings:
     def _call(self, op: Any, args: Any) -> dict[str, Any]:
         return self._handle_call(op, args, None)
 
-    def _stepSnapshot(self, op: Any, args: Any) -> dict[str, Any]:  # noqa: N802 - the judge's member name
+    def _step_snapshot(self, op: Any, args: Any) -> dict[str, Any]:
         return self._handle_call(op, args, "snapshot")
 
     def _present(self) -> bool | str:
@@ -198,7 +204,7 @@ class Crossings:
             raise Refused("api.audio(): this page was opened without its Web Audio evidence")
         return self.read_audio(self.page)
 
-    def _userKey(self, code: Any) -> None:  # noqa: N802 - the judge's member name
+    def _user_key(self, code: Any) -> None:
         from playwright.sync_api import Error
 
         try:
@@ -206,15 +212,15 @@ class Crossings:
         except Error as error:
             raise Refused(f"api.userKey({json.dumps(code)}): {error.message.splitlines()[0]}") from None
 
-    def _userClick(self, x: Any, y: Any) -> None:  # noqa: N802 - the judge's member name
+    def _user_click(self, x: Any, y: Any) -> None:
         self.page.mouse.click(float(x), float(y))
 
-    def _clipStart(self) -> None:  # noqa: N802 - the judge's member name
+    def _clip_start(self) -> None:
         try:
             evaluate_within(self.page, _TWO_FRAMES, None, min(_FRAMES_WAIT_S, self._left()))
         except PageTimeout:
             pass  # a page that holds its frames back is filmed as it is
         self.clip.start()
 
-    def _clipStop(self) -> None:  # noqa: N802 - the judge's member name
+    def _clip_stop(self) -> None:
         self.clip.stop()

@@ -112,7 +112,7 @@ function describeThrown(thrown, roots) {
   const frames = thrown.stack
     .split("\n")
     .filter((line) => /^\s+at /.test(line) && ownFrame(line, roots))
-    .map((line) => `    ${shorten(line.trim(), roots)}`);
+    .map((line) => `    ${shorten(line.trim().replace(/^at async /, "at "), roots)}`);
   // Node prints where a module failed to link above its stack ("file:///x.mjs:1"): keep it.
   const linked = thrown.stack.split("\n")[0];
   if (!frames.length && /^file:\/\/.*:\d+$/.test(linked) && ownFrame(linked, roots)) {

@@ -121,6 +121,7 @@ class JudgeRuntime:
         with self._lock:
             self._runs += 1
             run_id = self._runs
+            self._start()
             self._send({**spec, "type": "run", "run": run_id})
             deadline = _now() + timeout_s
             try:
@@ -140,6 +141,8 @@ class JudgeRuntime:
             except BaseException:
                 if self._process is not None and self._process.poll() is None:
                     self._send({"type": "cancel", "run": run_id})
+                elif self._process is not None:
+                    self._died()
                 raise
 
     def _answer(self, run_id: int, message: dict[str, Any], serve: Serve) -> None:
@@ -152,8 +155,11 @@ class JudgeRuntime:
             answer = {"error": str(refused)}
         self._send({"type": "answer", "run": run_id, "seq": message.get("seq"), **answer})
 
-    def _started(self) -> subprocess.Popen[bytes]:
-        if self._process is None or self._process.poll() is not None:
+    def _start(self) -> None:
+        """Start Node unless it runs: on the first run, or after it died."""
+        if self._process is not None and self._process.poll() is not None:
+            self._died()
+        if self._process is None:
             with as_file(files("pytest_tcab.run.judge").joinpath("judge.mjs")) as script:
                 self._process = subprocess.Popen(
                     [str(self.node.path), "--enable-source-maps", "--stack-trace-limit=50", str(script)],
@@ -163,7 +169,6 @@ class JudgeRuntime:
             self._buffer = b""
             self._stderr = bytearray()
             threading.Thread(target=self._drain, args=(self._process,), daemon=True, name="tcab-judge-stderr").start()
-        return self._process
 
     def _drain(self, process: subprocess.Popen[bytes]) -> None:
         assert process.stderr is not None
@@ -172,8 +177,9 @@ class JudgeRuntime:
             del self._stderr[:-_STDERR_KEPT]
 
     def _send(self, message: dict[str, Any]) -> None:
-        process = self._started()
-        assert process.stdin is not None
+        process = self._process
+        if process is None or process.stdin is None:
+            raise JudgeFailed("the judge runtime is not running")
         try:
             process.stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
         except (BrokenPipeError, OSError):
@@ -181,8 +187,8 @@ class JudgeRuntime:
 
     def _next(self, deadline: float, idle: Callable[[], None] | None) -> dict[str, Any] | None:
         """The judge's next message, or None once `deadline` passes."""
-        process = self._started()
-        assert process.stdout is not None
+        process = self._process
+        assert process is not None and process.stdout is not None
         descriptor = process.stdout.fileno()
         while b"\n" not in self._buffer:
             left = deadline - _now()
@@ -207,9 +213,13 @@ class JudgeRuntime:
         return message
 
     def _died(self) -> str:
-        process = self._process
-        code = process.wait(timeout=5) if process is not None else None
-        self._process = None
+        """Why the process is gone (its status and the tail of its stderr), once it is reaped."""
+        process, self._process = self._process, None
+        code = None
+        if process is not None:
+            process.kill()
+            code = process.wait()
+            _close_pipes(process)
         tail = self._stderr.decode(errors="replace").strip()
         return f"the judge runtime ({self.node.path}) exited with status {code}" + (f":\n{tail}" if tail else "")
 
@@ -224,9 +234,16 @@ class JudgeRuntime:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
+        _close_pipes(process)
+
+
+def _close_pipes(process: subprocess.Popen[bytes]) -> None:
+    for stream in (process.stdin, process.stdout, process.stderr):
+        if stream is not None:
+            try:
                 stream.close()
+            except OSError:
+                pass
 
 
 def _now() -> float:

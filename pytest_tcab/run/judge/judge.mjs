@@ -42,7 +42,7 @@ function relay() {
       else finish(spec.run, message.result);
     });
     worker.on("error", (thrown) => finish(spec.run, {
-      error: `the script's module scope failed: ${describeThrown(thrown, spec.roots)}`,
+      error: bound(`the script failed outside what it awaited: ${describeThrown(thrown, spec.roots)}`),
     }));
     worker.on("exit", () => finish(spec.run, { error: "the judge's worker ended before the script returned" }));
   };
@@ -61,6 +61,28 @@ function relay() {
 }
 
 // -- describing values and errors ---------------------------------------------------------------
+
+// Every text of an outcome is cut to its head and tail before it crosses to Python, the way
+// pytest_tcab.bounded cuts it there: a script's 20 MB notes never fill the pipe.
+const TEXT_LIMIT = 64 * 1024;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+function bound(text) {
+  if (text.length * 3 <= TEXT_LIMIT) return text;
+  const bytes = encoder.encode(text);
+  if (bytes.length <= TEXT_LIMIT) return text;
+  const keep = Math.max(TEXT_LIMIT - `\n[${bytes.length} bytes truncated]\n`.length, 2);
+  const head = decoder.decode(bytes.subarray(0, keep - (keep >> 1))).replace(/\uFFFD$/, "");
+  const tail = decoder.decode(bytes.subarray(bytes.length - (keep >> 1))).replace(/^\uFFFD/, "");
+  const dropped = bytes.length - encoder.encode(head).length - encoder.encode(tail).length;
+  return `${head}\n[${dropped} bytes truncated]\n${tail}`;
+}
+function boundAll(value) {
+  if (typeof value === "string") return bound(value);
+  if (Array.isArray(value)) return value.map(boundAll);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([key, entry]) => [bound(key), boundAll(entry)]));
+}
 
 // A value as a failure message names it: short, typed, never the whole object.
 function describe(value) {
@@ -629,5 +651,5 @@ async function runScript(spec) {
 if (isMainThread) {
   relay();
 } else {
-  parentPort.postMessage({ type: "done", result: await runScript(workerData) });
+  parentPort.postMessage({ type: "done", result: boundAll(await runScript(workerData)) });
 }

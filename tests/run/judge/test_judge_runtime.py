@@ -235,3 +235,31 @@ def test_nothing_that_crosses_names_what_is_tested(judge: JudgeRuntime, tmp_path
     crossed = json.dumps(page.crossings)
     for secret in (verdict, label, str(expected), "secret", str(folder)):
         assert secret not in crossed
+
+
+def test_until_runs_its_predicate_in_the_judge_with_its_closure(judge: JudgeRuntime, tmp_path: Path) -> None:
+    path = script(tmp_path, "closure.mjs", """const seen = [];
+        export default async (api) => {
+          const target = 7;
+          const { hit, spent } = await api.until((snap) => { seen.push(snap.tick); return snap.tick >= target; },
+                                                 { max: 20, poll: 3 });
+          return { verdicts: { moves: hit && spent === 9 }, notes: seen.join(",") };
+        };""")
+    page = FakePage()
+    result = judge.run(spec(path), page.serve, 20)
+    assert result is not None and (result["verdicts"], result["notes"]) == ({"moves": True}, "0,3,6,9,9")
+    # one crossing per poll: the snapshot, then a step-and-snapshot for each of three polls
+    assert [member for member, _ in page.crossings] == ["present", "call", "stepSnapshot", "stepSnapshot",
+                                                         "stepSnapshot"]
+
+
+def test_a_rejection_the_script_never_awaited_fails_it(judge: JudgeRuntime, tmp_path: Path) -> None:
+    path = script(tmp_path, "floating.mjs", """export default async (api) => {
+        api.teleport(1);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return { verdicts: { moves: true } };
+    };""")
+    result = judge.run(spec(path), FakePage().serve, 20)
+    assert result is not None
+    assert result["error"].startswith("the script failed outside what it awaited: Error: api.teleport(): "
+                                      "window.__game.teleport is not a function (it is undefined)")

@@ -91,13 +91,18 @@ def evaluate_within(page: Page, expression: str, arg: Any, timeout_s: float) -> 
     """`page.evaluate`, bounded in Python: a page whose script never yields cannot hang it.
 
     The sync API has no timeout for an evaluation, and Playwright's in-page waits need the page
-    to run their clean-up; so the evaluation's coroutine is awaited under `asyncio.wait_for` on
+    to run their clean-up; so the evaluation's coroutine is awaited under `asyncio.timeout` on
     the sync API's own loop (its `_sync`, the call every sync method makes).
     """
     if timeout_s <= 0:
         raise PageTimeout
+
+    async def bounded() -> Any:
+        async with asyncio.timeout(timeout_s):
+            return await page._impl_obj.evaluate(expression, arg)
+
     try:
-        return page._sync(asyncio.wait_for(page._impl_obj.evaluate(expression, arg), timeout_s))
+        return page._sync(bounded())
     except TimeoutError:
         raise PageTimeout from None
 

@@ -12,7 +12,6 @@ the run's deadline, so a page that never answers cannot hold the session.
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 import time
@@ -23,44 +22,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
-from pytest_tcab.bounded import TEXT_LIMIT
-from pytest_tcab.bounded import bound
+from pytest_tcab.run.browser.driving import ANSWER_LIMIT
+from pytest_tcab.run.browser.driving import PageTimeout
+from pytest_tcab.run.browser.driving import call_handle
+from pytest_tcab.run.browser.driving import evaluate_within
 from pytest_tcab.run.judge.runtime import Refused
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-    from pytest_tcab.run.driving import ClipRecorder
-
-ANSWER_LIMIT = TEXT_LIMIT
-"""The most JSON text one handle call may answer (64 KiB); more is refused, never truncated."""
-
-# One handle call, and with `then` a second of no arguments (`until` steps, then reads the
-# snapshot: one crossing). Its answer is a JSON text the page cuts at `limit`, or what went wrong.
-_CALL = """async ([handle, op, args, then, limit]) => {
-  const target = window[handle];
-  if (target === undefined || target === null) return { missing: String(target) };
-  const run = async (name, input) => {
-    if (typeof target[name] !== "function") return { notFunction: typeof target[name], op: name };
-    try {
-      return { value: await target[name](...input) };
-    } catch (thrown) {
-      return { threw: thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown), op: name };
-    }
-  };
-  let outcome = await run(op, args);
-  if (then !== null && "value" in outcome) outcome = await run(then, []);
-  if (!("value" in outcome)) return outcome;
-  let text;
-  try {
-    text = JSON.stringify(outcome.value);
-  } catch (thrown) {
-    return { refused: `a value JSON cannot hold (${String(thrown)})` };
-  }
-  if (text === undefined) return { undefined: true };
-  if (typeof text !== "string" || text.length > limit) return { refused: `more than ${limit} characters of JSON` };
-  return { json: text };
-}"""
+    from pytest_tcab.run.browser.driving import ClipRecorder
 
 _PRESENT = """([handle]) => {
   const target = window[handle];
@@ -79,52 +50,6 @@ _PROBE = """([handle, names, limit]) => {
 # Two painted frames (the state just posed reaches the screen) before a clip starts filming.
 _TWO_FRAMES = "() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))"
 _FRAMES_WAIT_S = 0.25
-
-_KEYS = {"missing", "notFunction", "op", "threw", "refused", "undefined", "json"}
-
-
-class PageTimeout(Exception):
-    """A page call outlived the run's deadline: the page is unusable and gets closed."""
-
-
-def evaluate_within(page: Page, expression: str, arg: Any, timeout_s: float) -> Any:
-    """`page.evaluate`, bounded in Python: a page whose script never yields cannot hang it.
-
-    The sync API has no timeout for an evaluation, and Playwright's in-page waits need the page
-    to run their clean-up; so the evaluation's coroutine is awaited under `asyncio.timeout` on
-    the sync API's own loop (its `_sync`, the call every sync method makes).
-    """
-    if timeout_s <= 0:
-        raise PageTimeout
-
-    async def bounded() -> Any:
-        async with asyncio.timeout(timeout_s):
-            return await page._impl_obj.evaluate(expression, arg)
-
-    try:
-        return page._sync(bounded())
-    except TimeoutError:
-        raise PageTimeout from None
-
-
-def handle_answer(raw: Any) -> dict[str, Any]:
-    """The page's answer to a handle call, as the judge reads it; anything off its shape is refused."""
-    if not isinstance(raw, dict) or not raw.keys() <= _KEYS:
-        return {"refused": "an answer outside the harness's shape"}
-    answer: dict[str, Any] = {}
-    for key, value in raw.items():
-        if key == "undefined":
-            answer[key] = value is True
-        elif not isinstance(value, str):
-            return {"refused": "an answer outside the harness's shape"}
-        elif key == "json":
-            if len(value.encode()) > 4 * ANSWER_LIMIT or len(value) > ANSWER_LIMIT:
-                return {"refused": f"more than {ANSWER_LIMIT} characters of JSON"}
-            answer[key] = value
-        else:
-            answer[key] = bound(value, 2000)
-    return answer
-
 
 @dataclass
 class Crossings:
@@ -156,10 +81,9 @@ class Crossings:
         return self.deadline - time.monotonic()
 
     def _handle_call(self, op: Any, args: Any, then: str | None) -> dict[str, Any]:
-        if not isinstance(op, str) or not isinstance(args, list):
+        if not isinstance(op, str) or not isinstance(args, list) or self.handle is None:
             raise Refused("a handle call names its op and passes a list of arguments")
-        raw = evaluate_within(self.page, _CALL, [self.handle, op, args, then, ANSWER_LIMIT], self._left())
-        return handle_answer(raw)
+        return call_handle(self.page, self.handle, op, args, self._left(), then)
 
     def _call(self, op: Any, args: Any) -> dict[str, Any]:
         return self._handle_call(op, args, None)

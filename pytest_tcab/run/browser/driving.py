@@ -334,10 +334,15 @@ class ClipRecorder:
         self._session.send("Page.screencastFrameAck", {"sessionId": params["sessionId"]})
 
     def stop(self) -> None:
-        """Stop filming; frames painted before now but still in flight are waited for (briefly)."""
-        if self.started is None or self.stopped is not None:
-            return
-        self.stopped = time.time()
+        """Stop filming: nothing the page paints from now on is in the clip. Frames painted before
+        now may still be on their way; `save` waits for them (briefly), so a drive's deadline
+        never pays for that wait."""
+        if self.started is not None and self.stopped is None:
+            self.stopped = time.time()
+
+    def _finish(self) -> None:
+        """End the screencast once the frames painted before `stop` are in (at most GRACE_S)."""
+        assert self.started is not None and self.stopped is not None
         session, self._session = self._session, None
         if session is None or self.page.is_closed():
             return
@@ -360,6 +365,7 @@ class ClipRecorder:
         if self.started is None:
             return None
         self.stop()
+        self._finish()
         if not self.frames:
             return None
         assert self.stopped is not None

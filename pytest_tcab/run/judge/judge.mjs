@@ -58,6 +58,7 @@ function relay() {
     }
   });
   lines.on("close", () => process.exit(0));
+  send({ type: "ready", node: process.version });
 }
 
 // -- describing values and errors ---------------------------------------------------------------

@@ -32,6 +32,8 @@ NO_NODE = ("validation scripts run in the judge runtime, Node.js, and no Node wa
            "nodejs (apt-get install nodejs), or set TCAB_NODE to a node binary (v18 or later)")
 MIN_NODE_MAJOR = 18
 """Module workers, top-level await and Object.hasOwn, which judge.mjs uses."""
+START_TIMEOUT_S = 60.0
+"""How long Node may take to start and say it is ready (not counted in any script's timeout)."""
 _STDERR_KEPT = 8192
 """The tail of Node's stderr kept for the message when the process dies."""
 
@@ -121,7 +123,7 @@ class JudgeRuntime:
         with self._lock:
             self._runs += 1
             run_id = self._runs
-            self._start()
+            self.start()
             self._send({**spec, "type": "run", "run": run_id})
             deadline = _now() + timeout_s
             try:
@@ -155,8 +157,8 @@ class JudgeRuntime:
             answer = {"error": str(refused)}
         self._send({"type": "answer", "run": run_id, "seq": message.get("seq"), **answer})
 
-    def _start(self) -> None:
-        """Start Node unless it runs: on the first run, or after it died."""
+    def start(self) -> None:
+        """Start Node unless it runs (on the first run, or after it died), and wait until it is ready."""
         if self._process is not None and self._process.poll() is not None:
             self._died()
         if self._process is None:
@@ -169,6 +171,9 @@ class JudgeRuntime:
             self._buffer = b""
             self._stderr = bytearray()
             threading.Thread(target=self._drain, args=(self._process,), daemon=True, name="tcab-judge-stderr").start()
+            ready = self._next(_now() + START_TIMEOUT_S, None)
+            if ready is None or ready.get("type") != "ready":
+                raise JudgeFailed(f"the judge runtime did not start within {START_TIMEOUT_S:g} s: {self._died()}")
 
     def _drain(self, process: subprocess.Popen[bytes]) -> None:
         assert process.stderr is not None

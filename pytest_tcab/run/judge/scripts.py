@@ -141,6 +141,10 @@ class _Runner:
             page = self.open_page()
         except DriveError as error:
             return DriverRun({}, "", {}, f"the build could not be loaded: {error}")
+        try:
+            self.judge.start()  # before the deadline: Node's start-up is no script's time
+        except (JudgeUnavailable, JudgeFailed) as error:
+            return DriverRun({}, "", {}, str(error))
         script = self.script
         clip = ClipRecorder(page, self.media_dir / f"{self.media_prefix}__{_video_id(script)}.webm")
         crossings = Crossings(page, script.handle, time.monotonic() + self.timeout_s, self.media_dir,

@@ -414,11 +414,12 @@ async function runScript(spec) {
       await cross("userClick", [x, y]);
     },
   };
-  // Anything else is the build's own debug API: a method whose call crosses into the page.
+  // Anything else is the build's own debug API (none without a handle): a method whose call
+  // crosses into the page. Whether the handle has it is for `probe` to ask.
   const scriptApi = new Proxy(api, {
     get(_, prop) {
       if (Object.hasOwn(api, prop)) return api[prop];
-      if (typeof prop !== "string" || prop === "then" || prop === "toJSON") return undefined;
+      if (handle === null || typeof prop !== "string" || prop === "then" || prop === "toJSON") return undefined;
       return (...args) => handleCall("call", prop, args, `api.${prop}()`);
     },
   });

@@ -3,7 +3,7 @@
  * model", "Validation drivers"). pytest_tcab.run.judge.runtime starts one process per session.
  *
  * The main thread relays JSON lines: Python writes `run`, `answer` and `cancel` on stdin; the
- * judge writes `cross` (one api member that needs the page) and `done` on stdout. Each run gets
+ * judge writes `ready`, `cross` (one api member that needs the page) and `done` on stdout. Each run gets
  * a worker thread of its own, so every script (and the helpers it imports) starts from a fresh
  * module graph, and ends with it. The worker holds the check kit, the expectations and the
  * verdict decision: what reaches the page is one crossing at a time, which Python turns into one
@@ -14,7 +14,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { isMainThread, parentPort, Worker } from "node:worker_threads";
 
 // -- the main thread: Python <-> one worker per run --------------------------------------------
 
@@ -28,15 +28,26 @@ function relay() {
     send({ type: "done", run, result });
     worker.terminate();
   };
-  const start = (spec) => {
+  // A worker is started before it is needed, so a script's run does not wait for one to boot;
+  // each runs one script only, then ends: every script gets a fresh module graph.
+  const spawn = () => {
     const worker = new Worker(fileURLToPath(import.meta.url), {
-      workerData: spec,
       stdout: true, // a script's console output must never mix with the protocol on stdout
       stderr: true,
     });
-    workers.set(spec.run, worker);
     worker.stdout.on("data", (chunk) => process.stderr.write(chunk));
     worker.stderr.on("data", (chunk) => process.stderr.write(chunk));
+    worker.on("error", () => {}); // reported by the run that uses it (below)
+    worker.on("exit", () => { worker.gone = true; });
+    worker.unref();
+    return worker;
+  };
+  let spare = spawn();
+  const start = (spec) => {
+    const worker = spare.gone ? spawn() : spare;
+    spare = spawn();
+    workers.set(spec.run, worker);
+    worker.ref();
     worker.on("message", (message) => {
       if (message.type === "cross") send({ ...message, run: spec.run });
       else finish(spec.run, message.result);
@@ -45,6 +56,7 @@ function relay() {
       error: bound(`the script failed outside what it awaited: ${describeThrown(thrown, spec.roots)}`),
     }));
     worker.on("exit", () => finish(spec.run, { error: "the judge's worker ended before the script returned" }));
+    worker.postMessage({ type: "spec", spec });
   };
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   lines.on("line", (line) => {
@@ -653,5 +665,7 @@ async function runScript(spec) {
 if (isMainThread) {
   relay();
 } else {
-  parentPort.postMessage({ type: "done", result: boundAll(await runScript(workerData)) });
+  parentPort.once("message", async ({ spec }) => {
+    parentPort.postMessage({ type: "done", result: boundAll(await runScript(spec)) });
+  });
 }

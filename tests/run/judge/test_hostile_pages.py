@@ -18,10 +18,16 @@ from typing import Any
 
 import pytest
 
+from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.judge.runtime import find_node
 from tests.validation import Session
 from tests.validation import run_session
 
-pytestmark = pytest.mark.browser
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(find_chromium(None) is None, reason="needs Chromium"),
+    pytest.mark.skipif(find_node() is None, reason="needs Node for the judge runtime"),
+]
 
 HOSTILE = Path(__file__).parent / "hostile"
 RUNS = ("honest", "wrap", "builtins", "fetcher", "serviceworker", "recorder")

@@ -2,7 +2,7 @@
 
 The fixture case `stuck` (hostile/suite) is a game whose simulation never advances: its three
 motion verdicts fail honestly and its control verdict passes. Each run puts one hostile script
-(hostile/pages/*.js) before the game, as a build wanting a pass without the work would; all
+(hostile/pages/*.js) before the game (at the reference page's `<!--HOSTILE-->`), as a build wanting a pass without the work would; all
 runs are driven by the plugin as a user runs it. None may change a verdict, and none may learn what is
 tested: each page says what it saw in its snapshot (`report`), which the scripts carry out in
 their notes, and no id, label, expected value, script name or snapshot path may be in it.
@@ -30,6 +30,7 @@ pytestmark = [
 ]
 
 HOSTILE = Path(__file__).parent / "hostile"
+STUCK = "test-cases/end-to-end/easy/stuck/v1.0.0"
 RUNS = ("honest", "wrap", "builtins", "fetcher", "serviceworker", "recorder")
 OUTCOMES = {"travel_q7zk": "failed", "bounce_w3xv": "failed", "drift_m9pt": "failed", "answers_h2nc": "passed"}
 SECRETS = re.compile(r"secret_|label_|q7zk|w3xv|m9pt|h2nc|48213|73519|tcab-reporter|_tally_r5|\.mjs|validation/")
@@ -37,7 +38,7 @@ SECRETS = re.compile(r"secret_|label_|q7zk|w3xv|m9pt|h2nc|48213|73519|tcab-repor
 
 def _project(dest: Path) -> Path:
     shutil.copytree(HOSTILE / "suite", dest / "suite")
-    game = (HOSTILE / "pages/game.html").read_text(encoding="utf-8")
+    game = (HOSTILE / "suite" / STUCK / "reference-impl/base/index.html").read_text(encoding="utf-8")
     for name in RUNS:
         run = dest / name
         (run / ".tcab").mkdir(parents=True)

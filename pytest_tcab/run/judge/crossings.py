@@ -51,6 +51,14 @@ _PROBE = """([handle, names, limit]) => {
 _TWO_FRAMES = "() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))"
 _FRAMES_WAIT_S = 0.25
 
+# Where each canvas lies in the viewport (the page may lie here too: it then picks the pixel it
+# shows, which it paints as it likes anyway; the colour is read from a screenshot).
+_CANVASES = """() => [...document.querySelectorAll("canvas")].slice(0, 100).map((canvas) => {
+  const box = canvas.getBoundingClientRect();
+  return [box.left, box.top, box.width, box.height];
+})"""
+
+
 @dataclass
 class Crossings:
     """The answers to one pass's crossings, against `page` until `deadline` (time.monotonic)."""
@@ -116,14 +124,17 @@ class Crossings:
         """The colour at fractions (u, v) of the largest canvas, as the compositor painted it."""
         from PIL import Image
 
-        boxes = [box for box in (canvas.bounding_box() for canvas in self.page.locator("canvas").all()) if box]
-        boxes = [box for box in boxes if box["width"] * box["height"] > 0]
+        found = evaluate_within(self.page, _CANVASES, None, self._left())
+        boxes = [box for box in (found if isinstance(found, list) else [])
+                 if isinstance(box, list) and len(box) == 4 and all(isinstance(n, (int, float)) for n in box)
+                 and box[2] > 0 and box[3] > 0]
         if not boxes:
             return {"missing": True}
-        box = max(boxes, key=lambda found: found["width"] * found["height"])
-        x = max(0, int(min(box["x"] + u * box["width"], box["x"] + box["width"] - 1)))
-        y = max(0, int(min(box["y"] + v * box["height"], box["y"] + box["height"] - 1)))
-        png = self.page.screenshot(type="png", clip={"x": x, "y": y, "width": 1, "height": 1})
+        left, top, width, height = max(boxes, key=lambda box: box[2] * box[3])
+        x = max(0, int(min(left + u * width, left + width - 1)))
+        y = max(0, int(min(top + v * height, top + height - 1)))
+        png = self.page.screenshot(type="png", clip={"x": x, "y": y, "width": 1, "height": 1},
+                                   timeout=max(1.0, self._left()) * 1000)
         with Image.open(io.BytesIO(png)) as image:
             r, g, b = image.convert("RGB").getpixel((0, 0))  # type: ignore[misc]
         return {"rgb": {"r": r, "g": g, "b": b}}

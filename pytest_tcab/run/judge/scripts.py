@@ -136,6 +136,7 @@ class _Runner:
     def one_pass(self, mode: str) -> DriverRun:
         """One run of the script in the judge, against a freshly loaded page."""
         from playwright.sync_api import Error
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
         try:
             page = self.open_page()
@@ -164,7 +165,7 @@ class _Runner:
             outcome = self.judge.run(spec, crossings.serve, self.timeout_s, idle)
         except (JudgeUnavailable, JudgeFailed) as error:
             return DriverRun({}, "", crossings.images, str(error), clip=clip.save())
-        except PageTimeout:
+        except (PageTimeout, PlaywrightTimeout):  # a page call outlived the deadline
             outcome = None
         except Error as error:
             first = error.message.strip().splitlines()[0] if error.message.strip() else repr(error)

@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
-import secrets
 import shutil
 import subprocess
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
-from functools import cache
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
@@ -26,7 +22,6 @@ from urllib.parse import urlsplit
 from pytest_tcab.bounded import TEXT_LIMIT
 from pytest_tcab.bounded import append_bounded
 from pytest_tcab.bounded import bound
-from pytest_tcab.bounded import bound_tree
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.check import Action
 from pytest_tcab.models.check import Call
@@ -272,28 +267,6 @@ def render_on(page: Page, url: str, viewport: tuple[int, int], timeout_ms: float
     return screenshot_png(page)
 
 
-AUDIO_READER = f"__tcabAudio_{secrets.token_hex(8)}"
-"""The page function that returns the Web Audio log: a name no build can know in advance."""
-_AUDIO_WAIT_S = 5.0
-
-
-def instrument(context: BrowserContext) -> None:
-    """The Web Audio log `api.audio()` reads (`audio_log`), installed before the build runs."""
-    context.add_init_script(_resource("audio_log.js").replace("__READER__", AUDIO_READER))
-
-
-def audio_log(page: Page) -> list[dict[str, Any]]:
-    """Each Web Audio source the page started, as its init script logged it (JSON-able, bounded)."""
-    text = evaluate_within(page, f"() => JSON.stringify(window.{AUDIO_READER}?.() ?? [])", None, _AUDIO_WAIT_S)
-    try:
-        entries = json.loads(text) if isinstance(text, str) and len(text) <= ANSWER_LIMIT else None
-    except ValueError:
-        entries = None
-    if not isinstance(entries, list):
-        return []
-    return [bound_tree(entry) for entry in entries if isinstance(entry, dict)]
-
-
 class ClipRecorder:
     """A video of part of a drive (or of a replay), filmed from Chromium's screencast between
     `start` and `stop`.
@@ -386,11 +359,6 @@ class ClipRecorder:
             stream += self.frames[shown][1]
         subprocess.run(command, input=bytes(stream), check=True, capture_output=True, timeout=300)
         return self.dest
-
-
-@cache
-def _resource(name: str) -> str:
-    return files("pytest_tcab.run.browser").joinpath(name).read_text(encoding="utf-8")
 
 
 def _first_line(error: Error) -> str:

@@ -84,7 +84,7 @@ def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir
     `media_dir` as `<verdict>__<output>.<ext>`, whether the verdict passed or failed. With
     `still`, the page as the script left it is saved there too (media under the `page` key).
     """
-    from pytest_tcab.run.browser.driving import audio_log
+    from pytest_tcab.run.browser.audio import audio_sources
     from pytest_tcab.run.build.typescript import StripFailed
     from pytest_tcab.run.judge.runtime import session_judge
     from pytest_tcab.run.judge.scripts import DriverRun
@@ -106,7 +106,7 @@ def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir
     )
     viewport = run.config.getoption("tcab_viewport") or DEFAULT_VIEWPORT
     pages = BuildPages(browser, server.url, viewport)  # closed by the session when the item ends
-    result = run_script(pages.open, script, session_judge(run.config), timeout_s, media_dir, unit.id, audio_log)
+    result = run_script(pages.open, script, session_judge(run.config), timeout_s, media_dir, unit.id, audio_sources)
     left = pages.screenshot(still) if still is not None else None
     media = dict(result.images)
     video = next((output for output in validation.outputs if output.kind == "video"), None)
@@ -141,8 +141,8 @@ def _script_module(snapshot: Path, script: str) -> tuple[Path, dict[str, str]]:
 
 class BuildPages:
     """Fresh pages with the build loaded, lent by the session for the current item: each in a
-    context prepared once (`driving.instrument`), the previous page closed and its storage
-    cleared first, so every pass starts as a fresh context would."""
+    context of the build's origin, its Web Audio watched from outside its realm, the previous
+    page closed and its storage cleared first, so every pass starts as a fresh context would."""
 
     def __init__(self, browser: BrowserSession, url: str, viewport: tuple[int, int]) -> None:
         self.browser = browser
@@ -153,12 +153,13 @@ class BuildPages:
         self._last: Page | None = None
 
     def open(self) -> Page:
-        from pytest_tcab.run.browser.driving import instrument
+        from pytest_tcab.run.browser.audio import watch_audio
         from pytest_tcab.run.browser.driving import load
 
         if self._last is not None:
             self.browser.recycle(self._last)
-        page = self._last = self.browser.page(self.viewport, origin=self.url, setup=instrument)
+        page = self._last = self.browser.page(self.viewport, origin=self.url)
+        watch_audio(page)  # before it navigates: api.audio() reads what Chromium's engine saw
         self.page_errors = load(page, self.url, LOAD_TIMEOUT_MS).page_errors
         return page
 

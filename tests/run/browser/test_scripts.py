@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import pytest
 from PIL import Image
 
-from pytest_tcab.run.browser.driving import audio_log
-from pytest_tcab.run.browser.driving import instrument
+from pytest_tcab.run.browser.audio import audio_sources
+from pytest_tcab.run.browser.audio import watch_audio
 from pytest_tcab.run.browser.driving import load
 from pytest_tcab.run.judge.runtime import JudgeRuntime
 from pytest_tcab.run.judge.scripts import DriverRun
@@ -39,7 +39,7 @@ SCRIPTS = Path(__file__).parent / "pages/scripts"
 def run(page: Page, pages_url: str, judge: JudgeRuntime, name: str, tmp_path: Path, *,
         outputs: tuple[OutputSpec, ...] = (), preroll_ms: int = 0) -> DriverRun:
     """`name` against clock.html, in the judge; each pass reloads the page (and waits `preroll_ms` before it)."""
-    instrument(page.context)
+    watch_audio(page)
 
     def open_page() -> Page:
         load(page, pages_url + "clock.html", 10_000)
@@ -48,7 +48,7 @@ def run(page: Page, pages_url: str, judge: JudgeRuntime, name: str, tmp_path: Pa
 
     script = Script(path=SCRIPTS / name, name=f"validation/{name}", roots={f"{SCRIPTS}/": "validation/"},
                     handle="__clock", outputs=outputs, verdict_ids=["scoring"], tick_hz=60)
-    return run_script(open_page, script, judge, 20, tmp_path, "scoring", audio_log)
+    return run_script(open_page, script, judge, 20, tmp_path, "scoring", audio_sources)
 
 
 def test_an_item_passes_with_exact_advance_and_until_counts(page: Page, pages_url: str, judge: JudgeRuntime, tmp_path: Path) -> None:
@@ -74,7 +74,8 @@ def test_drive_reads_pixels_probe_and_audio(page: Page, pages_url: str, judge: J
     result = run(page, pages_url, judge, "drive_pass.mjs", tmp_path, outputs=(STILL,))
     assert (result.error, result.form, result.verdicts) == (None, "drive", {"scoring": True}), result.expectations
     assert [e.label for e in result.expectations] == [
-        "the canvas centre is orange", "probe", "no sound yet", "one source started", "an oscillator at 660 Hz"]
+        "the canvas centre is orange", "probe", "no sound yet", "one source started",
+        "an oscillator, connected, its context running"]
     with Image.open(result.images["still"]) as still:
         assert still.convert("RGB").getpixel((640, 360)) == (255, 128, 0)
 

@@ -591,6 +591,9 @@ async function runScript(spec) {
   try {
     module = await import(pathToFileURL(script).href);
   } catch (thrown) {
+    if (thrown?.code === "ERR_MODULE_NOT_FOUND" && thrown.url === pathToFileURL(script).href) {
+      return { error: `could not import the driver ${name}: there is no such file` };
+    }
     let detail = thrownText(thrown);
     if (thrown instanceof SyntaxError && !detail.includes("\n")) {
       const at = syntaxLocation(ownModules(script), roots);

@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import time
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -120,15 +119,14 @@ def test_throw_names_the_driver_file_and_line(page: Page, pages_url: str, judge:
          ("no_default.mjs exports neither a default nor drive; expected an item { id, arrange(api), act(api), "
           "assert(api, check) }, a function returning one, drive(api, ttc), or (api) => ({ verdicts, notes })")),
         ("misspelt.mjs", 'the driver returned no verdict for "scoring" (it returned: "scorin")'),
-        ("missing.mjs", "could not import the driver missing.mjs: Error: Cannot find module 'missing.mjs' "
-                        "imported from {judge}"),
+        ("missing.mjs", "could not import the driver missing.mjs: there is no such file"),
     ],
     ids=["not-object", "verdicts-array", "verdict-string", "no-default", "misspelt-id", "404"],
 )
 def test_malformed_driver(page: Page, pages_url: str, judge: JudgeRuntime, tmp_path: Path, driver: str,
                           error: str) -> None:
     run = drive(page, pages_url, judge, driver, tmp_path)
-    assert run.error == error.replace("{judge}", str(files("pytest_tcab.run.judge").joinpath("judge.mjs")))
+    assert run.error == error
     assert run.verdicts == {}
 
 

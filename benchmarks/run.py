@@ -505,6 +505,81 @@ def browser(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
     shutil.rmtree(folder)
 
 
+_CROSSING_PAGE = """<!doctype html><script>
+  const state = { tick: 0, x: 100.5, y: 40.25, score: [0, 0], label: "ball" };
+  window.__bench = { snapshot: () => ({ ...state }), step: (n = 1) => { state.tick += n; return { ...state }; } };
+</script>"""
+_CROSSING_SCRIPT = """export default async (api) => {
+  const times = [];
+  for (let i = 0; i < __N__; i += 1) {
+    const start = performance.now();
+    await api.snapshot();
+    times.push(performance.now() - start);
+  }
+  return { verdicts: { crossing: true }, notes: JSON.stringify(times) };
+};
+"""
+
+
+@group("judge")
+def judge(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
+    """One `api` crossing (a script's `await api.snapshot()` in the judge runtime: judge -> Python
+    -> page -> Python -> judge, timed in the script) against a bare `page.evaluate` of the same
+    handle call from Python, on one page of one context; both sides alternate in pairs."""
+    from playwright.sync_api import sync_playwright
+
+    from pytest_tcab.run.browser.session import LAUNCH_ARGS
+    from pytest_tcab.run.browser.session import find_chromium
+    from pytest_tcab.run.browser.serve import StaticServer
+    from pytest_tcab.run.judge.crossings import Crossings
+    from pytest_tcab.run.judge.runtime import JudgeRuntime
+    from pytest_tcab.run.browser.driving import ClipRecorder
+
+    chromium = find_chromium(None)
+    if chromium is None:
+        yield f"{'judge crossing vs bare page.evaluate':<44} not measured: no Chromium"
+        return
+    calls = 100 if args.quick else 400
+    repeat = args.repeat or (3 if args.quick else 7)
+    folder = tmp / "judge"
+    folder.mkdir()
+    (folder / "index.html").write_text(_CROSSING_PAGE, encoding="utf-8")
+    script = folder / "crossing.mjs"
+    script.write_text(_CROSSING_SCRIPT.replace("__N__", str(calls)), encoding="utf-8")
+    spec = {"script": str(script), "name": "crossing.mjs", "roots": [[f"{folder}/", ""]], "handle": "__bench",
+            "outputs": [], "verdictIds": ["crossing"], "pass": "validate", "tickHz": None, "clipMs": 0}
+    crossed: list[float] = []
+    bare_calls: list[float] = []
+    runtime = JudgeRuntime()
+    with sync_playwright() as playwright, StaticServer(folder) as server:
+        browser = playwright.chromium.launch(executable_path=str(chromium.path), args=list(LAUNCH_ARGS))
+        page = browser.new_page()
+        page.goto(server.url, wait_until="load")
+        crossings = Crossings(page, "__bench", time.monotonic() + 3600, folder, "bench", ClipRecorder(page, folder / "x.webm"))
+
+        def judge_side() -> float:
+            result = runtime.run(spec, crossings.serve, 600)
+            assert result is not None and result.get("verdicts") == {"crossing": True}, result
+            crossed.extend(ms / 1000 for ms in json.loads(result["notes"]))
+            return 0.0
+
+        def bare_side() -> float:
+            for _ in range(calls):
+                start = time.perf_counter()
+                page.evaluate("([handle, op, args]) => window[handle][op](...args)", ["__bench", "snapshot", []])
+                bare_calls.append(time.perf_counter() - start)
+            return 0.0
+
+        judge_side()  # warm: Node started, the script's first worker
+        crossed.clear()
+        paired(judge_side, bare_side, repeat)
+        browser.close()
+    runtime.close()
+    a, b = statistics.median(crossed), statistics.median(bare_calls)
+    yield figure(f"judge api crossing vs bare page.evaluate ({len(crossed)} calls)", "A", a, "B", b, "ms")
+    yield f"{'judge crossing / bare call':<44} {a / b:.2f}x (target <= 1.5x)"
+
+
 @group("tournament")
 def tournament(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
     """Match ticks per CPU second of benchmarks/bench_tournament.py's tournament (needs cargo)."""

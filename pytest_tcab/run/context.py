@@ -12,7 +12,6 @@ import functools
 import re
 import shutil
 import tempfile
-import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -26,18 +25,10 @@ from pytest_tcab.run.build.sandbox import session_sandbox
 from pytest_tcab.run.build.snapshot import reporter_copy
 from pytest_tcab.run.build.steps import BuildResult
 from pytest_tcab.run.build.steps import build_static
-from pytest_tcab.run.build.typescript import CACHE_DIR
-from pytest_tcab.run.build.typescript import is_typescript
-from pytest_tcab.run.build.typescript import strip_types
 from pytest_tcab.run.spec import Producer
 
-REPORTER_PREFIX = "/__tcab__/"
-"""URL prefix of the validation drivers' folders on the build's server, served from the run's
-snapshot (`RunContext.reporter_folder`), never from the produced tree or the suite on disk."""
 BASELINE_FOLDER = "validation-baseline"
 """Committed validation baselines live in `<version>/validation-baseline/<variant>/`."""
-STRIPPED_PREFIX = "/__tcab_ts__/"
-"""URL prefix of `.ts` drivers and validators, served as the JavaScript esbuild made of them."""
 
 
 class RunContext:
@@ -143,44 +134,16 @@ class RunContext:
         return result
 
     def server(self) -> StaticServer:
-        """The loopback server of the build output, and of the drivers' folders under `/__tcab__/`:
-        nothing else of the snapshot (mockups, baselines, held-out inputs) is on the build's origin."""
+        """The loopback server of the build output, and of nothing else: no reporter-side file
+        (driver, helper, baseline, mockup, held-out input) is on the build's origin, by any path."""
         if self._server is None:
             build = self.require_build()
             assert build.output_dir is not None  # a build is ok only with a static output
-            stripped = CACHE_DIR.resolve()
-            stripped.mkdir(parents=True, exist_ok=True)
-            server = StaticServer(build.output_dir, {**self._driver_mounts(), STRIPPED_PREFIX: stripped})
+            server = StaticServer(build.output_dir)
             server.__enter__()
             self.config.add_cleanup(lambda: server.__exit__(None, None, None))
             self._server = server
         return self._server
-
-    def script_urls(self, script: str) -> tuple[str, str]:
-        """Where a page imports the reporter-side `script` (relative to the case folder) from, and
-        the URL its sibling modules are served under.
-
-        A `.ts` script is served as the JavaScript esbuild strips it to, its imports bundled (the
-        cache key covers the sources of its top folder, e.g. `validators/`); `typescript.StripFailed`
-        says why it cannot be.
-        """
-        server = self.server()
-        if not is_typescript(script):
-            base = server.url + REPORTER_PREFIX.lstrip("/")
-            return base + urllib.parse.quote(script), base
-        source = self.reporter_folder / script
-        top = self.reporter_folder / Path(script).parts[0] if len(Path(script).parts) > 1 else self.reporter_folder
-        stripped = strip_types(source, top)
-        return server.url_for(STRIPPED_PREFIX, stripped.name), server.url_for(STRIPPED_PREFIX, "")
-
-    def _driver_mounts(self) -> dict[str, Path]:
-        """Each top-level folder of the drivers in the snapshot, at its own path under `/__tcab__/`
-        (the whole snapshot only when a driver lies at the case folder's top)."""
-        tops = {Path(script).parts[0]: len(Path(script).parts) for script in self.driver_scripts()}
-        if 1 in tops.values():
-            return {REPORTER_PREFIX: self.reporter_folder}
-        return {f"{REPORTER_PREFIX}{top}/": self.reporter_folder / top for top in sorted(tops)
-                if (self.reporter_folder / top).is_dir()}
 
     def run_properties(self) -> dict[str, Any]:
         """Who this run is, carried by every item so results.json needs no collection state."""

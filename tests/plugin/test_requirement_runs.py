@@ -63,14 +63,14 @@ text = "The game MUST be fun."
 validators = ["unsure.mjs"]
 """
 VALIDATORS = {
-    "answers.mjs": "export default async (api) => ({ verdicts: { answers: api.answer() === 42 }, "
-                   "notes: `answered ${api.answer()}` });\n",
+    "answers.mjs": "export default async (api) => ({ verdicts: { answers: (await api.answer()) === 42 }, "
+                   "notes: `answered ${await api.answer()}` });\n",
     "checks/_expect.ts": "export const expected: number = 43;\n",
     "checks/fast.ts": (
         'import { expected } from "./_expect";\n'
-        "interface Game { answer(): number }\n"
+        "interface Game { answer(): Promise<number> }\n"
         "export default async (api: Game): Promise<{ verdicts: Record<string, boolean>; notes: string }> => {\n"
-        "  const got: number = api.answer();\n"
+        "  const got: number = await api.answer();\n"
         "  return { verdicts: { fast: got === expected }, notes: `answered ${got}, wanted ${expected}` };\n"
         "};\n"
     ),
@@ -189,3 +189,28 @@ def test_the_example_game_runs_give_the_readme_outcomes(pytester: pytest.Pyteste
     assert verdicts["frame-rate"] == "skipped"
     if "flawed" in name:
         result.stdout.fnmatch_lines(["  ball/spin-decay.ts: false: |spin| 4 -> 4.000 after 1 s -> 4.0000 after 4 s"])
+
+
+def test_a_false_validator_lists_its_failed_expectations_and_a_ts_throw_names_its_line(
+        pytester: pytest.Pytester) -> None:
+    kit = ("export async function drive(api, ttc) {\n"
+           "  const check = ttc.checkOne('answers');\n"
+           "  check.expectEq('the answer', await api.answer(), 41);\n"
+           "  check.expectGt('above forty', await api.answer(), 40);\n"
+           "  return check.verdict();\n"
+           "}\n")
+    throws = ('import { expected } from "./_expect";\n'
+              "export default async (api: { answer(): Promise<number> }) => {\n"
+              "  const got: number = await api.answer();\n"
+              "  if (got !== expected) throw new Error(`answered ${got}`);\n"
+              "  return { verdicts: { fast: true } };\n"
+              "};\n")
+    project(pytester.path, validators={**VALIDATORS, "answers.mjs": kit, "checks/fast.ts": throws})
+    result = pytester.runpytest(*ARGS, "-k", "answers or fast")
+    result.assert_outcomes(failed=2, deselected=4)
+    result.stdout.fnmatch_lines([
+        "  answers.mjs: false: 1 of 2 expectations failed:",
+        "    the answer: expected 41, actual 42",
+        "  checks/fast.ts: the driver threw Error: answered 42",
+        "    at Module.fast_default (validators/checks/fast.ts:4:*)",
+    ])

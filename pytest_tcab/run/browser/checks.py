@@ -70,7 +70,6 @@ class CheckItem(RunItem, BrowserFunction):
         from PIL import Image
 
         from pytest_tcab.run.browser.driving import DriveError
-        from pytest_tcab.run.browser.driving import prepare
         from pytest_tcab.run.browser.imagediff import compare
         from pytest_tcab.run.browser.imagediff import is_blank
         from pytest_tcab.run.browser.session import DEFAULT_VIEWPORT
@@ -81,7 +80,7 @@ class CheckItem(RunItem, BrowserFunction):
         reference = _reference(self.run.variant, self.check)
         expected_png = self._baseline(browser, reference, viewport)
         problem: str | None = None
-        page = browser.page(viewport, origin=server.url, setup=prepare)
+        page = browser.page(viewport, origin=server.url)
         page.set_default_timeout(CHECK_TIMEOUT_MS)
         try:
             self._drive_page(page, server.url)

@@ -1,31 +1,27 @@
-"""Driving a served build in a Playwright page: loading it, `[[check]]` actions, validation scripts."""
+"""Driving a served build in a Playwright page: loading it, `[[check]]` actions, bounded calls, clips.
+
+Validation scripts run in the judge runtime (`run/judge/`), outside the page; what they do to the
+page goes through `call_handle`, `evaluate_within` and `ClipRecorder` here. Every call into a page
+is bounded in Python: a page whose script never yields cannot hold the session."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
-import io
-import secrets
 import shutil
 import subprocess
 import time
-import weakref
-from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
-from dataclasses import replace
-from functools import cache
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import Literal
 from urllib.parse import urlsplit
 
 from pytest_tcab.bounded import TEXT_LIMIT
 from pytest_tcab.bounded import append_bounded
 from pytest_tcab.bounded import bound
-from pytest_tcab.bounded import bound_tree
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.check import Action
 from pytest_tcab.models.check import Call
@@ -33,7 +29,6 @@ from pytest_tcab.models.check import Click
 from pytest_tcab.models.check import Hold
 from pytest_tcab.models.check import Key
 from pytest_tcab.models.check import Wait
-from pytest_tcab.run.browser.session import NO_FFMPEG_REASON
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext
@@ -42,85 +37,90 @@ if TYPE_CHECKING:
     from playwright.sync_api import Error
     from playwright.sync_api import Page
 
-# The glue every page of a prepared context gets from an init script, before the build's own
-# scripts run: one function, under a name drawn per context and fixed (non-writable,
-# non-configurable) on `window`, that runs one of FUNCTIONS without making the sync API wait on
-# it. Its outcome is handed to the context's `settled` binding under a token drawn per call,
-# then the token is written to the console: that console message is the event `_settle` waits
-# for, under a deadline kept in Python. Playwright's in-page waits clean up inside the page when
-# they time out, so a page whose script never yields (`while (true) {}`) would hang them; an event
-# and a binding need nothing from the page once they have fired. The run starts from a fresh task:
-# a microtask would run before the evaluate call answers, so a synchronous endless loop would
-# hang that call too. It keeps the timer and console functions the page had before its scripts ran.
-_GLUE = """(() => {
-  const name = "__GLUE__";
-  if (Object.prototype.hasOwnProperty.call(window, name)) return;
-  const functions = { driver: __DRIVER__, call: __CALL__ };
-  const settled = "__SETTLED__";
-  const textLimit = __TEXT_LIMIT__;
-  const later = window.setTimeout.bind(window);
-  const signal = console.debug.bind(console);
-  // Every text is cut to its head and tail before it crosses to Python, the way
-  // pytest_tcab.bounded cuts it there (which bounds it again: the page can tamper with this).
-  const encoder = new TextEncoder();
-  const decoder = new TextDecoder();
-  const bound = (text) => {
-    if (text.length * 3 <= textLimit) return text;
-    const bytes = encoder.encode(text);
-    if (bytes.length <= textLimit) return text;
-    const keep = Math.max(textLimit - `\\n[${bytes.length} bytes truncated]\\n`.length, 2);
-    const head = decoder.decode(bytes.subarray(0, keep - (keep >> 1))).replace(/\\uFFFD$/, "");
-    const tail = decoder.decode(bytes.subarray(bytes.length - (keep >> 1))).replace(/^\\uFFFD/, "");
-    const dropped = bytes.length - encoder.encode(head).length - encoder.encode(tail).length;
-    return `${head}\\n[${dropped} bytes truncated]\\n${tail}`;
-  };
-  const boundAll = (value) => {
-    if (typeof value === "string") return bound(value);
-    if (Array.isArray(value)) return value.map(boundAll);
-    if (value === null || typeof value !== "object") return value;
-    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [bound(key), boundAll(entry)]));
-  };
-  const start = (which, token, input) => {
-    const run = functions[which];
-    later(() => {
-      Promise.resolve()
-        .then(() => run(input))
-        .then((value) => ({ value: boundAll(value) }))
-        .then(
-          (outcome) => window[settled](token, outcome),
-          (thrown) => window[settled](token, { error: bound(String((thrown && thrown.stack) || thrown)) }),
-        )
-        .finally(() => signal(token));
-    }, 0);
-  };
-  Object.defineProperty(window, name, { value: start });
-})();"""
+ANSWER_LIMIT = TEXT_LIMIT
+"""The most JSON text one handle call may answer (64 KiB); more is refused, never truncated."""
 
-# Starts one glue function; false when this document has no glue (a page opened before its
-# context was prepared), which `_settle` then evaluates into it once.
-_KICK = """([glue, which, token, input]) => {
-  const start = window[glue];
-  if (typeof start !== "function") return false;
-  start(which, token, input);
-  return true;
-}"""
-
-# One `call` action: `null` when the method settled, else what went wrong, worded for the author.
-_CALL = """async ({ handle, op, args }) => {
+# One handle call, and with `then` a second of no arguments (`until` steps, then reads the
+# snapshot: one crossing). Its answer is a JSON text the page cuts at `limit`, or what went wrong.
+_HANDLE_CALL = """async ([handle, op, args, then, limit]) => {
   const target = window[handle];
-  if (target === undefined || target === null) return `window.${handle} is ${String(target)}`;
-  if (typeof target[op] !== "function") {
-    return `window.${handle}.${op} is not a function (it is ${typeof target[op]})`;
-  }
+  if (target === undefined || target === null) return { missing: String(target) };
+  const run = async (name, input) => {
+    if (typeof target[name] !== "function") return { notFunction: typeof target[name], op: name };
+    try {
+      return { value: await target[name](...input) };
+    } catch (thrown) {
+      return { threw: thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown), op: name };
+    }
+  };
+  let outcome = await run(op, args);
+  if (then !== null && "value" in outcome) outcome = await run(then, []);
+  if (!("value" in outcome)) return outcome;
+  let text;
   try {
-    await target[op](...args);
-    return null;
+    text = JSON.stringify(outcome.value);
   } catch (thrown) {
-    const text = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
-    return `window.${handle}.${op}(...) threw ${text}`;
+    return { refused: `a value JSON cannot hold (${String(thrown)})` };
   }
+  if (text === undefined) return { undefined: true };
+  if (typeof text !== "string" || text.length > limit) return { refused: `more than ${limit} characters of JSON` };
+  return { json: text };
 }"""
 
+_KEYS = {"missing", "notFunction", "op", "threw", "refused", "undefined", "json"}
+
+
+class PageTimeout(Exception):
+    """A page call outlived the run's deadline: the page is unusable and gets closed."""
+
+
+def evaluate_within(page: Page, expression: str, arg: Any, timeout_s: float) -> Any:
+    """`page.evaluate`, bounded in Python: a page whose script never yields cannot hang it.
+
+    The sync API has no timeout for an evaluation, and Playwright's in-page waits need the page
+    to run their clean-up; so the evaluation's coroutine is awaited under `asyncio.timeout` on
+    the sync API's own loop (its `_sync`, the call every sync method makes).
+    """
+    if timeout_s <= 0:
+        raise PageTimeout
+
+    async def bounded() -> Any:
+        async with asyncio.timeout(timeout_s):
+            return await page._impl_obj.evaluate(expression, arg)
+
+    try:
+        return page._sync(bounded())
+    except TimeoutError:
+        raise PageTimeout from None
+
+
+def call_handle(page: Page, handle: str, op: str, args: list[Any], timeout_s: float,
+                then: str | None = None) -> dict[str, Any]:
+    """One call of `window[handle][op](...args)` (then of `then()`), bounded by `timeout_s`.
+
+    The answer is the page's: ``{"json": text}`` (at most ANSWER_LIMIT characters), ``{"undefined":
+    True}``, or what went wrong (``missing``, ``notFunction``, ``threw``, ``refused``, with ``op``);
+    anything off that shape is refused. Raises PageTimeout past `timeout_s`.
+    """
+    return _answer(evaluate_within(page, _HANDLE_CALL, [handle, op, args, then, ANSWER_LIMIT], timeout_s))
+
+
+def _answer(raw: Any) -> dict[str, Any]:
+    if not isinstance(raw, dict) or not raw.keys() <= _KEYS:
+        return {"refused": "an answer outside the harness's shape"}
+    answer: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key == "undefined":
+            answer[key] = value is True
+        elif not isinstance(value, str):
+            return {"refused": "an answer outside the harness's shape"}
+        elif key == "json":
+            if len(value.encode()) > 4 * ANSWER_LIMIT or len(value) > ANSWER_LIMIT:
+                return {"refused": f"more than {ANSWER_LIMIT} characters of JSON"}
+            answer[key] = value
+        else:
+            answer[key] = bound(value, 2000)
+    return answer
 
 
 class DriveError(TcabError):
@@ -140,67 +140,6 @@ class PageLog:
     """Uncaught exceptions, as ``Name: message (at file:line:col)``."""
     console_errors: list[str] = field(default_factory=list)
     """``console.error`` messages and failed resource loads, as the console shows them."""
-
-
-@dataclass(frozen=True)
-class OutputSpec:
-    """One declared output of a validation script (`outputs = [{ id, kind }]`)."""
-
-    id: str
-    kind: Literal["image", "video"]
-
-
-@dataclass(frozen=True)
-class Expectation:
-    """One expectation a script's check recorded; `expected`/`actual` are set for comparisons."""
-
-    label: str
-    passed: bool
-    expected: str | None = None
-    actual: str | None = None
-
-    def describe(self) -> str:
-        if self.expected is None:
-            return f"{self.label}: did not hold"
-        return f"{self.label}: expected {self.expected}, actual {self.actual}"
-
-
-@dataclass(frozen=True)
-class Script:
-    """One validation script as a page imports it, and what the manifest asks of it."""
-
-    url: str
-    name: str
-    """How messages name it (its path in the case folder); replaces its URL in stack frames."""
-    base: str
-    """The URL its siblings are served under: frames from these files are the script's own."""
-    handle: str | None
-    outputs: Sequence[OutputSpec]
-    verdict_ids: Sequence[str]
-    tick_hz: int | None = None
-    """The case's fixed simulation rate: `advance`/`until` count whole ticks of it; None means seconds."""
-
-
-@dataclass(frozen=True)
-class DriverRun:
-    """The outcome of one validation script against the build.
-
-    `error` is the load-bearing failure reason; when it is set, every verdict the script backs
-    fails. `images` holds the stills taken and `clip` the recorded video, even on a failed run.
-    """
-
-    verdicts: dict[str, bool | None]
-    notes: str
-    images: dict[str, Path]
-    error: str | None
-    form: str | None = None
-    """`item`, `drive` or `verdicts` (the first form); None when the script never loaded."""
-    expectations: tuple[Expectation, ...] = ()
-    clip: Path | None = None
-
-    @property
-    def failed_expectations(self) -> tuple[Expectation, ...]:
-        return tuple(expectation for expectation in self.expectations if not expectation.passed)
 
 
 def load(page: Page, url: str, timeout_ms: float) -> PageLog:
@@ -275,15 +214,21 @@ def _call(page: Page, action: Call, handle: str | None, timeout_ms: float, where
         raise DriveError(
             f"{where}: a call needs the build's debug API, but the case declares no "
             "[instrumentation] handle", index)
-    outcome = _settle(page, "call", {"handle": handle, "op": action.op, "args": action.args}, timeout_ms)
-    if outcome is None:
+    try:
+        answer = call_handle(page, handle, action.op, list(action.args), timeout_ms / 1000)
+    except PageTimeout:
         page.close()
         raise DriveError(f"{where}: window.{handle}.{action.op}(...) did not settle within "
-                         f"{timeout_ms:g} ms; its page was closed", index)
-    if "error" in outcome:
-        raise DriveError(f"{where}: {bound(str(outcome['error']))}", index)
-    if outcome["value"] is not None:
-        raise DriveError(f"{where}: {bound(str(outcome['value']))}", index)
+                         f"{timeout_ms:g} ms; its page was closed", index) from None
+    op = answer.get("op", action.op)
+    if "missing" in answer:
+        raise DriveError(f"{where}: window.{handle} is {answer['missing']}", index)
+    if "notFunction" in answer:
+        raise DriveError(f"{where}: window.{handle}.{op} is not a function (it is {answer['notFunction']})", index)
+    if "threw" in answer:
+        raise DriveError(f"{where}: window.{handle}.{op}(...) threw {answer['threw']}", index)
+    if "refused" in answer:
+        raise DriveError(f"{where}: window.{handle}.{op}(...) answered {answer['refused']}", index)
 
 
 def _describe_action(action: Action) -> str:
@@ -320,189 +265,6 @@ def render_on(page: Page, url: str, viewport: tuple[int, int], timeout_ms: float
     load(page, url, timeout_ms)
     page.evaluate("() => document.fonts.ready.then(() => null)")
     return screenshot_png(page)
-
-
-CLIP_MS = 8000
-"""How much of an item's act the record pass films, unless the item sets `clipMs`."""
-AUDIO_READER = f"__tcabAudio_{secrets.token_hex(8)}"
-"""The page function that returns the Web Audio log: a name no build can know in advance."""
-
-
-@dataclass
-class _Pass:
-    """What the media bindings of one page serve while a driver pass runs in it."""
-
-    screenshot: Callable[[str], None]
-    clip: ClipRecorder
-
-
-@dataclass
-class _Host:
-    """What one context's pages share, installed once per context: the glue (an init script),
-    the `settled` binding it delivers outcomes through, and the media bindings driver passes use.
-    Names are drawn per context, so no build can know them in advance."""
-
-    glue: str
-    settled: str
-    screenshot: str
-    pixel: str
-    clip: str
-    script: str
-    """The glue's init script, for a page that was open before the context was prepared."""
-    outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Token -> what the glue delivered for it."""
-    passes: dict[Page, _Pass] = field(default_factory=dict)
-    """The page a driver pass runs in -> what its media bindings serve."""
-
-    def on(self, source: dict[str, Any]) -> _Pass:
-        handler = self.passes.get(source["page"])
-        if handler is None:
-            raise DriveError("no driver pass runs in this page")
-        return handler
-
-
-_hosts: weakref.WeakKeyDictionary[BrowserContext, _Host] = weakref.WeakKeyDictionary()
-
-
-def prepare(context: BrowserContext) -> None:
-    """Install the glue and bindings `perform` and `run_script` use in every page `context` opens.
-
-    Once per context, before its pages open: a `BrowserSession.page` setup.
-    """
-    _host_of(context)
-
-
-def instrument(context: BrowserContext) -> None:
-    """`prepare`, and the Web Audio log `api.audio()` reads, installed before the build runs."""
-    prepare(context)
-    context.add_init_script(_resource("audio_log.js").replace("__READER__", AUDIO_READER))
-
-
-def _host_of(context: BrowserContext) -> _Host:
-    host = _hosts.get(context)
-    if host is None:
-        glue, settled, screenshot, pixel, clip = (f"__tcab{name}_{secrets.token_hex(6)}"
-                                                  for name in ("Glue", "Settled", "Screenshot", "Pixel", "Clip"))
-        script = (_GLUE.replace("__GLUE__", glue).replace("__SETTLED__", settled)
-                  .replace("__TEXT_LIMIT__", str(TEXT_LIMIT)).replace("__CALL__", _CALL)
-                  .replace("__DRIVER__", _resource("driver_api.js")))
-        host = _hosts[context] = _Host(glue, settled, screenshot, pixel, clip, script)
-        context.add_init_script(script)
-        context.expose_binding(host.settled, lambda source, token, outcome: host.outcomes.__setitem__(token, outcome))
-        context.expose_binding(host.screenshot, lambda source, output_id: host.on(source).screenshot(output_id))
-        context.expose_binding(host.pixel, lambda source, x, y: _pixel(source["page"], x, y))
-        context.expose_binding(host.clip, lambda source, action: (
-            host.on(source).clip.start() if action == "start" else host.on(source).clip.stop()))
-    return host
-
-
-def run_script(open_page: Callable[[], Page], script: Script, timeout_s: float, media_dir: Path,
-               media_prefix: str) -> DriverRun:
-    """Run one validation script against the build and judge what it decided and produced.
-
-    `open_page` gives a page with the build loaded (raising DriveError when it cannot be
-    loaded), from a context made with `instrument`. A script in the first two forms runs once,
-    filmed whole; an item runs a validate pass, then, when it declares outputs and decided its
-    verdict, a record pass on a fresh page that films `act` and takes the stills.
-    Never raises for a script's or a build's failure: it is the verdict's reason, in `error`.
-    Past `timeout_s` a pass's page is closed.
-    """
-    media_dir.mkdir(parents=True, exist_ok=True)
-    if any(output.kind == "video" for output in script.outputs) and shutil.which("ffmpeg") is None:
-        return DriverRun({}, "", {}, NO_FFMPEG_REASON)
-    first = _pass(open_page, script, "validate", timeout_s, media_dir, media_prefix)
-    decided = first.error is None and any(verdict is not None for verdict in first.verdicts.values())
-    if first.form != "item" or not script.outputs or not decided:
-        return _checked(first, script)
-    record = _pass(open_page, script, "record", timeout_s, media_dir, media_prefix)
-    error = None if record.error is None else f"the record pass failed: {record.error}"
-    return _checked(replace(first, images=record.images, clip=record.clip, error=error), script)
-
-
-def _pass(open_page: Callable[[], Page], script: Script, mode: str, timeout_s: float, media_dir: Path,
-          media_prefix: str) -> DriverRun:
-    """One run of the in-page runtime on a freshly loaded page."""
-    from playwright.sync_api import Error
-
-    try:
-        page = open_page()
-    except DriveError as error:
-        return DriverRun({}, "", {}, f"the build could not be loaded: {error}")
-    images: dict[str, Path] = {}
-    clip = ClipRecorder(page, media_dir / f"{media_prefix}__{_video_id(script)}.webm")
-
-    def screenshot(output_id: str) -> None:
-        path = media_dir / f"{media_prefix}__{output_id}.png"
-        page.screenshot(path=path, type="png")
-        images[output_id] = path
-
-    host = _host_of(page.context)
-    argument = {
-        "script": script.url,
-        "scriptName": script.name,
-        "scriptBase": script.base,
-        "handle": script.handle,
-        "outputs": [{"id": output.id, "kind": output.kind} for output in script.outputs],
-        "verdictIds": list(script.verdict_ids),
-        "pass": mode,
-        "tickHz": script.tick_hz,
-        "clipMs": CLIP_MS,
-        "bindings": {"screenshot": host.screenshot, "pixel": host.pixel, "clip": host.clip, "audio": AUDIO_READER},
-    }
-    host.passes[page] = _Pass(screenshot, clip)
-    try:
-        outcome = _settle(page, "driver", argument, timeout_s * 1000)
-    except Error as error:
-        return DriverRun({}, "", images, f"the page failed during the drive: {_first_line(error)}", clip=clip.save())
-    finally:
-        host.passes.pop(page, None)
-    if outcome is None:
-        clip.stop()
-        page.close()
-        return DriverRun({}, "", images, f"the driver did not finish within {timeout_s:g} s; its page was closed",
-                         clip=clip.save())
-    if "error" in outcome:
-        return DriverRun({}, "", images, f"the glue failed: {bound(outcome['error'])}", clip=clip.save())
-    result = bound_tree(outcome["value"])
-    expectations = tuple(Expectation(e["label"], e["pass"], e.get("expected"), e.get("actual"))
-                         for e in result.get("expectations", ()))
-    return DriverRun(dict(result.get("verdicts", {})), result.get("notes", ""), images, result.get("error"),
-                     result.get("form"), expectations, clip.save())
-
-
-def _video_id(script: Script) -> str:
-    return next((output.id for output in script.outputs if output.kind == "video"), "clip")
-
-
-def _checked(run: DriverRun, script: Script) -> DriverRun:
-    """`run`, failed with the reason when a well-formed return still gets the manifest wrong."""
-    if run.error is not None:
-        return replace(run, verdicts={})
-    problem = _judge(run, script)
-    return run if problem is None else replace(run, verdicts={}, error=problem)
-
-
-def _judge(run: DriverRun, script: Script) -> str | None:
-    verdicts, verdict_ids = run.verdicts, script.verdict_ids
-    returned = ", ".join(f'"{key}"' for key in verdicts) or "none"
-    missing = [verdict for verdict in verdict_ids if verdict not in verdicts]
-    if missing:
-        names = ", ".join(f'"{verdict}"' for verdict in missing)
-        return f"the driver returned no verdict for {names} (it returned: {returned})"
-    extra = [key for key in verdicts if key not in verdict_ids]
-    if extra:
-        backed = ", ".join(f'"{verdict}"' for verdict in verdict_ids)
-        names = ", ".join(f'"{key}"' for key in extra)
-        return f"the driver returned verdicts for {names}, which this script does not back ({backed})"
-    if all(verdict is None for verdict in verdicts.values()):
-        return None  # left for the reviewer: an item records no media it was never asked to film
-    for output in script.outputs:
-        if output.kind == "image" and output.id not in run.images:
-            return (f'declared image output "{output.id}" was never produced: the driver never '
-                    f'called api.screenshot("{output.id}")')
-        if output.kind == "video" and run.clip is None:
-            return f'declared video output "{output.id}" was never produced: nothing was filmed'
-    return None
 
 
 class ClipRecorder:
@@ -545,10 +307,15 @@ class ClipRecorder:
         self._session.send("Page.screencastFrameAck", {"sessionId": params["sessionId"]})
 
     def stop(self) -> None:
-        """Stop filming; frames painted before now but still in flight are waited for (briefly)."""
-        if self.started is None or self.stopped is not None:
-            return
-        self.stopped = time.time()
+        """Stop filming: nothing the page paints from now on is in the clip. Frames painted before
+        now may still be on their way; `save` waits for them (briefly), so a drive's deadline
+        never pays for that wait."""
+        if self.started is not None and self.stopped is None:
+            self.stopped = time.time()
+
+    def _finish(self) -> None:
+        """End the screencast once the frames painted before `stop` are in (at most GRACE_S)."""
+        assert self.started is not None and self.stopped is not None
         session, self._session = self._session, None
         if session is None or self.page.is_closed():
             return
@@ -571,6 +338,7 @@ class ClipRecorder:
         if self.started is None:
             return None
         self.stop()
+        self._finish()
         if not self.frames:
             return None
         assert self.stopped is not None
@@ -591,43 +359,6 @@ class ClipRecorder:
             stream += self.frames[shown][1]
         subprocess.run(command, input=bytes(stream), check=True, capture_output=True, timeout=300)
         return self.dest
-
-
-def _pixel(page: Page, x: int, y: int) -> dict[str, int]:
-    """The colour the page shows at viewport pixel (x, y), as the compositor painted it."""
-    from PIL import Image
-
-    png = page.screenshot(type="png", clip={"x": x, "y": y, "width": 1, "height": 1})
-    with Image.open(io.BytesIO(png)) as image:
-        r, g, b = image.convert("RGB").getpixel((0, 0))  # type: ignore[misc]
-    return {"r": r, "g": g, "b": b}
-
-
-def _settle(page: Page, function: str, argument: Any, timeout_ms: float) -> dict[str, Any] | None:
-    """Run the glue's async `function` (`driver` or `call`) with a deadline; None once it passes.
-
-    Returns ``{"value": ...}`` or ``{"error": ...}`` (a rejection the function did not catch).
-    Waits on the console message that follows the outcome (a Playwright event, timed in Python),
-    never on a poll of the page.
-    """
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    host = _host_of(page.context)
-    token = secrets.token_hex(8)
-    try:
-        with page.expect_console_message(lambda message: message.text == token, timeout=timeout_ms):
-            kick = [host.glue, function, token, argument]
-            if not page.evaluate(_KICK, kick):
-                page.evaluate(host.script)
-                page.evaluate(_KICK, kick)
-    except PlaywrightTimeout:
-        return None
-    return host.outcomes.pop(token, None) or {"error": "the outcome never reached the binding that delivers it"}
-
-
-@cache
-def _resource(name: str) -> str:
-    return files("pytest_tcab.run.browser").joinpath(name).read_text(encoding="utf-8")
 
 
 def _first_line(error: Error) -> str:

@@ -1,9 +1,10 @@
-"""`.ts` validation scripts served as JavaScript: types stripped, sibling imports bundled, by esbuild.
+"""`.ts` validation scripts as JavaScript: types stripped, sibling imports bundled, by esbuild.
 
-A browser imports JavaScript only, so a TypeScript validator is turned into one ES module before
-it is served: esbuild (Debian's `esbuild`, installed by scripts/bootstrap; `TCAB_ESBUILD` names
+The judge runtime imports one ES module per script, so a TypeScript validator is turned into one
+before it runs: esbuild (Debian's `esbuild`, installed by scripts/bootstrap; `TCAB_ESBUILD` names
 another binary) bundles the script with whatever it imports from its folder, stripping types
-without checking them. The result is cached on disk by content hash (esbuild's version, the
+without checking them, with an inline source map, so the judge's stack frames name the `.ts`
+files and lines. The result is cached on disk by content hash (esbuild's version, the
 script's path and every source file of its folder), so each script is stripped once and again
 only when a file it may import changes.
 """
@@ -51,35 +52,41 @@ def esbuild() -> tuple[str, str] | None:
     return binary, done.stdout.strip()
 
 
-def strip_types(script: Path, root: Path, cache_dir: Path = CACHE_DIR) -> Path:
-    """The JavaScript module of `script` (a file under `root`, the folder its imports stay in)."""
+def strip_types(script: Path, root: Path, named_from: Path, cache_dir: Path = CACHE_DIR) -> Path:
+    """The JavaScript module of `script` (a file under `root`, the folder its imports stay in).
+
+    Its source map names each source by its path from `named_from` (the case folder, e.g.
+    `validators/ball/spin.ts`), resolved against the cache folder: the same names whichever
+    snapshot the module was stripped from, so a cached module maps its frames in every session.
+    """
     found = esbuild()
     if found is None:
         raise StripFailed(NO_ESBUILD)
     binary, version = found
-    target = cache_dir.resolve() / f"{_digest(script, root, version)}.mjs"
+    target = cache_dir.resolve() / f"{_digest(script, root, named_from, version)}.mjs"
     if target.is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="tcab-ts-", dir=target.parent) as scratch:
-        out = Path(scratch) / "out.mjs"
-        try:
-            done = subprocess.run(
-                [binary, str(script), "--bundle", "--format=esm", "--platform=browser", "--log-level=error",
-                 "--target=es2022", f"--outfile={out}"],
-                check=False, capture_output=True, text=True, timeout=STRIP_TIMEOUT_S, cwd=root,
-            )
-        except subprocess.TimeoutExpired:
-            raise StripFailed(f"esbuild did not finish stripping {script.name} within {STRIP_TIMEOUT_S:g} s") from None
-        if done.returncode != 0 or not out.is_file():
-            detail = "\n".join(line for line in done.stderr.strip().splitlines()[:12])
-            raise StripFailed(f"esbuild {version} could not strip the types of {script.name}:\n{detail}")
-        os.replace(out, target)  # atomic: a parallel worker sees the whole file or none
+    try:  # written to stdout, esbuild names the sources from its working directory
+        done = subprocess.run(
+            [binary, str(script), "--bundle", "--format=esm", "--platform=node", "--sourcemap=inline",
+             "--log-level=error", "--target=es2022"],
+            check=False, capture_output=True, timeout=STRIP_TIMEOUT_S, cwd=named_from,
+        )
+    except subprocess.TimeoutExpired:
+        raise StripFailed(f"esbuild did not finish stripping {script.name} within {STRIP_TIMEOUT_S:g} s") from None
+    if done.returncode != 0 or not done.stdout:
+        detail = "\n".join(done.stderr.decode(errors="replace").strip().splitlines()[:12])
+        raise StripFailed(f"esbuild {version} could not strip the types of {script.name}:\n{detail}")
+    with tempfile.NamedTemporaryFile(prefix="tcab-ts-", suffix=".mjs", dir=target.parent, delete=False) as out:
+        out.write(done.stdout)
+    os.replace(out.name, target)  # atomic: a parallel worker sees the whole file or none
     return target
 
 
-def _digest(script: Path, root: Path, version: str) -> str:
-    digest = hashlib.sha256(f"esbuild {version}\n{script.relative_to(root).as_posix()}\n".encode())
+def _digest(script: Path, root: Path, named_from: Path, version: str) -> str:
+    named = script.relative_to(named_from).as_posix()
+    digest = hashlib.sha256(f"esbuild {version} node sourcemap\n{named}\n{script.relative_to(root).as_posix()}\n".encode())
     for path in sorted(p for p in root.rglob("*") if p.suffix.lower() in _SOURCE_SUFFIXES and p.is_file()):
         digest.update(f"{path.relative_to(root).as_posix()}\n".encode())
         digest.update(hashlib.sha256(path.read_bytes()).digest())

@@ -2,7 +2,7 @@
 
 Each verdict unit that declares `validation` becomes one item, reported at the line of its
 `validation` table. The item loads the build from the loopback server, runs the script (any
-form, `driving.run_script`) from the reporter-side path and maps its verdict: true passes,
+form, `scripts.run_script`) in the judge runtime from the run's snapshot and maps its verdict: true passes,
 false fails with each failed expectation or the script's notes, null is left for the reviewer
 (a skip), and any load-bearing failure fails with its reason. The media the script produces
 land in the run's output folder beside the committed baseline they are compared with.
@@ -10,6 +10,7 @@ Baseline capture (`baselines.py`) drives through `drive` too."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import asdict
@@ -41,7 +42,7 @@ from pytest_tcab.scoring import excluded_verdicts
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-    from pytest_tcab.run.browser.driving import DriverRun
+    from pytest_tcab.run.judge.scripts import DriverRun
 
 MEDIA_FOLDER = "validation"
 """A run's driver media go to `<out>/<run>/validation/`."""
@@ -78,32 +79,34 @@ def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir
           timeout_s: float, still: Path | None = None) -> Drive:
     """Run the unit's validation script against the run's build, each pass on a fresh page.
 
-    The script and its sibling modules come from the reporter-side path (a `.ts` script as the
-    JavaScript esbuild strips it to); its stills and clip land in `media_dir` as
-    `<verdict>__<output>.<ext>`, whether the verdict passed or failed. With `still`, the page as
-    the script left it is saved there too (media under the `page` key).
+    The script and its sibling modules are imported by the judge runtime from the run's snapshot
+    (a `.ts` script as the JavaScript esbuild strips it to); its stills and clip land in
+    `media_dir` as `<verdict>__<output>.<ext>`, whether the verdict passed or failed. With
+    `still`, the page as the script left it is saved there too (media under the `page` key).
     """
-    from pytest_tcab.run.browser.driving import DriverRun
-    from pytest_tcab.run.browser.driving import OutputSpec
-    from pytest_tcab.run.browser.driving import Script
-    from pytest_tcab.run.browser.driving import run_script
+    from pytest_tcab.run.browser.audio import audio_sources
     from pytest_tcab.run.build.typescript import StripFailed
+    from pytest_tcab.run.judge.runtime import session_judge
+    from pytest_tcab.run.judge.scripts import DriverRun
+    from pytest_tcab.run.judge.scripts import OutputSpec
+    from pytest_tcab.run.judge.scripts import Script
+    from pytest_tcab.run.judge.scripts import run_script
 
     validation = unit.validation
     assert validation is not None, "only units that declare validation are driven"
     server = run.server()
     try:
-        url, base = run.script_urls(validation.script)
+        module, roots = _script_module(run.reporter_folder, validation.script)
     except StripFailed as error:
         return Drive(DriverRun({}, "", {}, str(error)), None, {}, ())
     script = Script(
-        url=url, name=validation.script, base=base, handle=run.case.handle,
+        path=module, name=validation.script, roots=roots, handle=run.case.handle,
         outputs=[OutputSpec(output.id, output.kind) for output in validation.outputs],
         verdict_ids=[unit.id], tick_hz=run.case.tick_hz,
     )
     viewport = run.config.getoption("tcab_viewport") or DEFAULT_VIEWPORT
     pages = BuildPages(browser, server.url, viewport)  # closed by the session when the item ends
-    result = run_script(pages.open, script, timeout_s, media_dir, unit.id)
+    result = run_script(pages.open, script, session_judge(run.config), timeout_s, media_dir, unit.id, audio_sources)
     left = pages.screenshot(still) if still is not None else None
     media = dict(result.images)
     video = next((output for output in validation.outputs if output.kind == "video"), None)
@@ -114,10 +117,32 @@ def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir
     return Drive(result, result.verdicts.get(unit.id), media, tuple(pages.page_errors))
 
 
+def _script_module(snapshot: Path, script: str) -> tuple[Path, dict[str, str]]:
+    """The module the judge imports for `script` (relative to the case folder), and how its
+    messages name the paths it runs from: the snapshot's files by their paths in the case folder.
+
+    A `.ts` script is the JavaScript esbuild strips it to, its imports bundled and its source map
+    inline (the cache key covers the sources of its top folder, e.g. `validators/`), so its frames
+    name the `.ts` files and lines; `typescript.StripFailed` says why it cannot be.
+    """
+    from pytest_tcab.run.build.typescript import is_typescript
+    from pytest_tcab.run.build.typescript import strip_types
+
+    folder = os.path.realpath(snapshot)
+    roots = {f"{folder}/": ""}
+    source = Path(folder) / script
+    if not is_typescript(script):
+        return source, roots
+    top = Path(folder) / Path(script).parts[0] if len(Path(script).parts) > 1 else Path(folder)
+    stripped = strip_types(source, top, Path(folder))
+    # Frames in the stripped module name its digest; its source map names the .ts files beside it.
+    return stripped, {**roots, os.path.realpath(stripped): script, f"{os.path.realpath(stripped.parent)}/": ""}
+
+
 class BuildPages:
     """Fresh pages with the build loaded, lent by the session for the current item: each in a
-    context prepared once (`driving.instrument`), the previous page closed and its storage
-    cleared first, so every pass starts as a fresh context would."""
+    context of the build's origin, its Web Audio watched from outside its realm, the previous
+    page closed and its storage cleared first, so every pass starts as a fresh context would."""
 
     def __init__(self, browser: BrowserSession, url: str, viewport: tuple[int, int]) -> None:
         self.browser = browser
@@ -128,12 +153,13 @@ class BuildPages:
         self._last: Page | None = None
 
     def open(self) -> Page:
-        from pytest_tcab.run.browser.driving import instrument
+        from pytest_tcab.run.browser.audio import watch_audio
         from pytest_tcab.run.browser.driving import load
 
         if self._last is not None:
             self.browser.recycle(self._last)
-        page = self._last = self.browser.page(self.viewport, origin=self.url, setup=instrument)
+        page = self._last = self.browser.page(self.viewport, origin=self.url)
+        watch_audio(page)  # before it navigates: api.audio() reads what Chromium's engine saw
         self.page_errors = load(page, self.url, LOAD_TIMEOUT_MS).page_errors
         return page
 

@@ -1,10 +1,11 @@
-"""`requirement[<id>]` items: a game definition's requirements decided in Chromium by their validators.
+"""`requirement[<id>]` items: a game definition's requirements decided by their validators against the build.
 
 An end-to-end or full-stack run builds, runs its toolchain, then each requirement of the covered
 specifications becomes one item, reported at its `[[requirement]]` table. Each of its
-`validators` (relative to the version's `validators/`; `.mjs`, or `.ts` served with its types
-stripped) is a validation script in any form run mode accepts, driven against the build through
-`drivers.drive` with the requirement id as its verdict id. The requirement passes when every
+`validators` (relative to the version's `validators/`; `.mjs`, or `.ts` with its types stripped)
+is a validation script in any form run mode accepts, run in the judge runtime against the build
+through `drivers.drive` with the requirement id as its verdict id; a false one lists each failed
+expectation with both values. The requirement passes when every
 validator says true, fails when one says false or cannot decide, and is left for the reviewer
 when it has no validators or one leaves it open (null). The score is requirements passed over
 requirements decided (`scoring_report.py`).
@@ -30,6 +31,7 @@ from pytest_tcab.run.browser.session import browser_test
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.item import RunItem
 from pytest_tcab.run.judge.drivers import drive
+from pytest_tcab.run.judge.drivers import false_reason
 from pytest_tcab.toml import line_in
 
 VALIDATORS_FOLDER = "validators"
@@ -80,7 +82,7 @@ class RequirementItem(RunItem, BrowserFunction):
             if outcome.result.error is not None:
                 failures.append(f"{validator}: {outcome.result.error}" + (f"\n    notes: {notes}" if notes else ""))
             elif outcome.verdict is False:
-                failures.append(f"{validator}: false: {notes or 'the validator left no notes'}")
+                failures.append(f"{validator}: false: {false_reason(outcome.result)}")
             elif outcome.verdict is None:
                 open_notes.append(f"{validator}: {notes or 'its precondition was not met (no notes)'}")
         verdict = False if failures else None if open_notes else True

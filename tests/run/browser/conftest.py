@@ -13,6 +13,9 @@ import playwright.sync_api  # noqa: F401
 import pytest
 
 from pytest_tcab.run.browser.serve import StaticServer
+from pytest_tcab.run.judge.runtime import NO_NODE
+from pytest_tcab.run.judge.runtime import JudgeRuntime
+from pytest_tcab.run.judge.runtime import find_node
 from pytest_tcab.run.browser.session import NO_BROWSER_REASON
 from pytest_tcab.run.browser.session import BrowserSession
 from pytest_tcab.run.browser.session import find_chromium
@@ -34,6 +37,18 @@ def pages_url() -> Iterator[str]:
     (the one a confined Chromium reaches: every StaticServer is served inside its namespace)."""
     with StaticServer(PAGES) as server:
         yield server.url
+
+
+@pytest.fixture(scope="session")
+def judge() -> Iterator[JudgeRuntime]:
+    """The judge runtime (Node) validation scripts run in, as a session has one."""
+    if find_node() is None:
+        pytest.skip(NO_NODE)
+    runtime = JudgeRuntime()
+    try:
+        yield runtime
+    finally:
+        runtime.close()
 
 
 @pytest.fixture(scope="module")

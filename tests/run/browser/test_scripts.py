@@ -14,13 +14,15 @@ from typing import TYPE_CHECKING
 import pytest
 from PIL import Image
 
-from pytest_tcab.run.browser.driving import DriverRun
-from pytest_tcab.run.browser.driving import Expectation
-from pytest_tcab.run.browser.driving import OutputSpec
-from pytest_tcab.run.browser.driving import Script
-from pytest_tcab.run.browser.driving import instrument
+from pytest_tcab.run.browser.audio import audio_sources
+from pytest_tcab.run.browser.audio import watch_audio
 from pytest_tcab.run.browser.driving import load
-from pytest_tcab.run.browser.driving import run_script
+from pytest_tcab.run.judge.runtime import JudgeRuntime
+from pytest_tcab.run.judge.scripts import DriverRun
+from pytest_tcab.run.judge.scripts import Expectation
+from pytest_tcab.run.judge.scripts import OutputSpec
+from pytest_tcab.run.judge.scripts import Script
+from pytest_tcab.run.judge.scripts import run_script
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -31,31 +33,34 @@ STILL = OutputSpec("still", "image")
 CLIP = OutputSpec("clip", "video")
 
 
-def run(page: Page, pages_url: str, name: str, tmp_path: Path, *, outputs: tuple[OutputSpec, ...] = (),
-        preroll_ms: int = 0) -> DriverRun:
-    """`name` against clock.html; each pass reloads the page (and waits `preroll_ms` before it)."""
-    instrument(page.context)
+SCRIPTS = Path(__file__).parent / "pages/scripts"
+
+
+def run(page: Page, pages_url: str, judge: JudgeRuntime, name: str, tmp_path: Path, *,
+        outputs: tuple[OutputSpec, ...] = (), preroll_ms: int = 0) -> DriverRun:
+    """`name` against clock.html, in the judge; each pass reloads the page (and waits `preroll_ms` before it)."""
+    watch_audio(page)
 
     def open_page() -> Page:
         load(page, pages_url + "clock.html", 10_000)
         page.wait_for_timeout(preroll_ms)
         return page
 
-    script = Script(url=f"{pages_url}scripts/{name}", name=f"validation/{name}", base=f"{pages_url}scripts/",
+    script = Script(path=SCRIPTS / name, name=f"validation/{name}", roots={f"{SCRIPTS}/": "validation/"},
                     handle="__clock", outputs=outputs, verdict_ids=["scoring"], tick_hz=60)
-    return run_script(open_page, script, 20, tmp_path, "scoring")
+    return run_script(open_page, script, judge, 20, tmp_path, "scoring", audio_sources)
 
 
-def test_an_item_passes_with_exact_advance_and_until_counts(page: Page, pages_url: str, tmp_path: Path) -> None:
-    result = run(page, pages_url, "item_pass.mjs", tmp_path, outputs=(STILL,))
+def test_an_item_passes_with_exact_advance_and_until_counts(page: Page, pages_url: str, judge: JudgeRuntime, tmp_path: Path) -> None:
+    result = run(page, pages_url, judge, "item_pass.mjs", tmp_path, outputs=(STILL,))
     assert (result.error, result.form, result.verdicts) == (None, "item", {"scoring": True})
     assert len(result.expectations) == 9 and not result.failed_expectations, result.expectations
     assert set(result.images) == {"still"} and result.clip is None  # no video declared: nothing filmed
 
 
-def test_an_item_that_fails_lists_each_failed_expectation_with_both_values(page: Page, pages_url: str,
+def test_an_item_that_fails_lists_each_failed_expectation_with_both_values(page: Page, pages_url: str, judge: JudgeRuntime,
                                                                           tmp_path: Path) -> None:
-    result = run(page, pages_url, "item_fail.mjs", tmp_path)
+    result = run(page, pages_url, judge, "item_fail.mjs", tmp_path)
     assert (result.error, result.verdicts) == (None, {"scoring": False})
     assert [e.describe() for e in result.failed_expectations] == [
         "more than five ticks: expected > 5, actual 3",
@@ -65,30 +70,31 @@ def test_an_item_that_fails_lists_each_failed_expectation_with_both_values(page:
     assert Expectation("three ticks", True, "3", "3") in result.expectations
 
 
-def test_drive_reads_pixels_probe_and_audio(page: Page, pages_url: str, tmp_path: Path) -> None:
-    result = run(page, pages_url, "drive_pass.mjs", tmp_path, outputs=(STILL,))
+def test_drive_reads_pixels_probe_and_audio(page: Page, pages_url: str, judge: JudgeRuntime, tmp_path: Path) -> None:
+    result = run(page, pages_url, judge, "drive_pass.mjs", tmp_path, outputs=(STILL,))
     assert (result.error, result.form, result.verdicts) == (None, "drive", {"scoring": True}), result.expectations
     assert [e.label for e in result.expectations] == [
-        "the canvas centre is orange", "probe", "no sound yet", "one source started", "an oscillator at 660 Hz"]
+        "the canvas centre is orange", "probe", "no sound yet", "one source started",
+        "an oscillator, connected, its context running"]
     with Image.open(result.images["still"]) as still:
         assert still.convert("RGB").getpixel((640, 360)) == (255, 128, 0)
 
 
-def test_a_failed_assert_stops_a_drive_with_the_verdict_so_far(page: Page, pages_url: str, tmp_path: Path) -> None:
-    result = run(page, pages_url, "drive_stop.mjs", tmp_path)
+def test_a_failed_assert_stops_a_drive_with_the_verdict_so_far(page: Page, pages_url: str, judge: JudgeRuntime, tmp_path: Path) -> None:
+    result = run(page, pages_url, judge, "drive_stop.mjs", tmp_path)
     assert (result.error, result.form, result.verdicts) == (None, "drive", {"scoring": False})
     assert [e.describe() for e in result.failed_expectations] == ["more than two ticks: expected > 2, actual 2"]
 
 
-def test_the_earliest_form_returns_an_asserters_records(page: Page, pages_url: str, tmp_path: Path) -> None:
-    result = run(page, pages_url, "asserter.mjs", tmp_path)
+def test_the_earliest_form_returns_an_asserters_records(page: Page, pages_url: str, judge: JudgeRuntime, tmp_path: Path) -> None:
+    result = run(page, pages_url, judge, "asserter.mjs", tmp_path)
     assert (result.error, result.form, result.verdicts, result.notes) == (None, "verdicts", {"scoring": False},
                                                                           "stepped 4")
     assert result.expectations == (Expectation("four ticks", True), Expectation("five ticks", False))
 
 
-def test_an_unmet_precondition_is_inconclusive(page: Page, pages_url: str, tmp_path: Path) -> None:
-    result = run(page, pages_url, "unmet.mjs", tmp_path, outputs=(CLIP,))
+def test_an_unmet_precondition_is_inconclusive(page: Page, pages_url: str, judge: JudgeRuntime, tmp_path: Path) -> None:
+    result = run(page, pages_url, judge, "unmet.mjs", tmp_path, outputs=(CLIP,))
     assert (result.error, result.verdicts) == (None, {"scoring": None})
     assert result.notes == "precondition unmet: the build has no second paddle to pose"
     assert result.clip is None  # nothing decided, nothing filmed
@@ -107,17 +113,17 @@ def test_an_unmet_precondition_is_inconclusive(page: Page, pages_url: str, tmp_p
     pytest.param("no_act.mjs", "the default export of validation/no_act.mjs is an item without a valid act; expected "
                  '{ id: "<verdict id>", arrange(api), act(api), assert(api, check) } (assert optional)', id="no-act"),
 ])
-def test_a_broken_item_fails_with_a_clear_message(page: Page, pages_url: str, tmp_path: Path, name: str,
+def test_a_broken_item_fails_with_a_clear_message(page: Page, pages_url: str, judge: JudgeRuntime, tmp_path: Path, name: str,
                                                   error: str) -> None:
-    result = run(page, pages_url, name, tmp_path)
+    result = run(page, pages_url, judge, name, tmp_path)
     assert result.error is not None and result.error.startswith(error), result.error
     assert "127.0.0.1" not in result.error
     assert result.verdicts == {}
 
 
-def test_the_record_pass_films_act_only_and_takes_the_stills(page: Page, pages_url: str, tmp_path: Path) -> None:
+def test_the_record_pass_films_act_only_and_takes_the_stills(page: Page, pages_url: str, judge: JudgeRuntime, tmp_path: Path) -> None:
     started = time.monotonic()
-    result = run(page, pages_url, "item_pass.mjs", tmp_path, outputs=(STILL, CLIP), preroll_ms=800)
+    result = run(page, pages_url, judge, "item_pass.mjs", tmp_path, outputs=(STILL, CLIP), preroll_ms=800)
     elapsed = time.monotonic() - started
     assert (result.error, result.verdicts) == (None, {"scoring": True})
     assert result.clip == tmp_path / "scoring__clip.webm"

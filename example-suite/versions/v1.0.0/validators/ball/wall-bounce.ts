@@ -1,16 +1,16 @@
 // Reporter-side: decides ball-physics/wall-bounce against a build. Never seeded.
 // Sends the ball straight up at the top wall and checks it comes back down as fast as it went.
-import { requireApi, speed, type CaromApi } from "./_ball";
+import { requireApi, speed, type JudgeApi } from "./_ball";
 
 const TICKS = 180;
 
-export default async function wallBounce(api: Partial<CaromApi>) {
-  const game = requireApi(api);
-  game.reset({ x: 640, y: 120, vx: 0, vy: -400, spin: 0 });
-  const before = speed(game.snapshot().ball);
+export default async function wallBounce(api: JudgeApi) {
+  const game = await requireApi(api);
+  await game.reset({ x: 640, y: 120, vx: 0, vy: -400, spin: 0 });
+  const before = speed((await game.snapshot()).ball);
   for (let tick = 1; tick <= TICKS; tick += 1) {
-    game.step(1);
-    const { ball } = game.snapshot();
+    await game.step(1);
+    const { ball } = await game.snapshot();
     if (ball.vy > 0) {
       const after = speed(ball);
       const kept = Math.abs(after - before) <= before * 0.01;

@@ -1,5 +1,5 @@
 export default async (api) => {
-  api.step(20);
+  await api.step(20);
   await api.screenshot("goal");
   return { verdicts: { scoring: true } };
 };

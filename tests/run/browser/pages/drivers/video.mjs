@@ -2,8 +2,8 @@
 export default async (api) => {
   await api.reset();
   for (let frame = 0; frame < 20; frame += 1) {
-    api.step(2);
+    await api.step(2);
     await api.settle(50);
   }
-  return { verdicts: { scoring: api.snapshot().x === 40 } };
+  return { verdicts: { scoring: (await api.snapshot()).x === 40 } };
 };

@@ -4,8 +4,8 @@ import { asserter } from "./_helpers.mjs";
 export default async function drive(api) {
   const rec = asserter();
   await api.reset();
-  api.step(4);
-  rec.check("four ticks", api.snapshot().tick === 4);
-  rec.check("five ticks", api.snapshot().tick === 5);
+  await api.step(4);
+  rec.check("four ticks", (await api.snapshot()).tick === 4);
+  rec.check("five ticks", (await api.snapshot()).tick === 5);
   return { verdicts: { scoring: rec.assertions }, notes: { scoring: "stepped 4" } };
 }

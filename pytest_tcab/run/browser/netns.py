@@ -5,9 +5,9 @@ the browser can read the suite, the results folder, the checkout or the caller's
 
 Chromium is started through a small launcher script given to Playwright as its executable: it
 runs `bwrap --unshare-all` with the sandbox's `system_view`, and inside, `netns_helper.py`
-starts Chromium and answers requests for listening sockets made in that namespace. Every static server the session starts is also
-served on such a socket at the same port (see `serve.on_start`), so `http://127.0.0.1:PORT/`
-means the same server inside and out. Works as root and as an ordinary user wherever bwrap can
+starts Chromium and answers requests for listening sockets made in that namespace. Every static
+server the session starts is also served on such a socket at the same port (see
+`serve.on_start`), so `http://127.0.0.1:PORT/` means the same server inside and out. Works as root and as an ordinary user wherever bwrap can
 make a user namespace (the build sandbox's requirement too).
 """
 

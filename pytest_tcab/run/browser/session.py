@@ -52,8 +52,9 @@ NO_BROWSER_REASON = (
 """The one skip reason every browser item shares when discovery finds nothing."""
 
 NOT_CONFINED = (
-    "--tcab-no-sandbox: Chromium runs in the host's network; pages are kept to the loopback server "
-    "by Playwright's routes and Chromium's flags only (docs/trust.md)"
+    "--tcab-no-sandbox: Chromium runs in the host's network and sees the host's files (the suite, "
+    "the results folder, your home); pages are kept to the loopback server by Playwright's routes "
+    "and Chromium's flags only (docs/trust.md)"
 )
 """Said once per session that runs pages unconfined."""
 

@@ -397,31 +397,46 @@ def _host_of(context: BrowserContext) -> _Host:
 
 
 def run_script(open_page: Callable[[], Page], script: Script, timeout_s: float, media_dir: Path,
-               media_prefix: str) -> DriverRun:
+               media_prefix: str, media: str = "all") -> DriverRun:
     """Run one validation script against the build and judge what it decided and produced.
 
     `open_page` gives a page with the build loaded (raising DriveError when it cannot be
     loaded), from a context made with `instrument`. A script in the first two forms runs once,
     filmed whole; an item runs a validate pass, then, when it declares outputs and decided its
     verdict, a record pass on a fresh page that films `act` and takes the stills.
+    `media` (`--tcab-media`) says which verdicts get that record pass: `all`, `failed` (a verdict
+    the validate pass decided false) or `none`; the first two forms save no still and no clip
+    under `none`, and under `failed` keep them only for a verdict that did not pass. The validate pass alone decides: a record pass that fails is noted, so
+    the verdict is the same in every mode.
     Never raises for a script's or a build's failure: it is the verdict's reason, in `error`.
     Past `timeout_s` a pass's page is closed.
     """
     media_dir.mkdir(parents=True, exist_ok=True)
-    if any(output.kind == "video" for output in script.outputs) and shutil.which("ffmpeg") is None:
+    filmed = media != "none"
+    if filmed and any(output.kind == "video" for output in script.outputs) and shutil.which("ffmpeg") is None:
         return DriverRun({}, "", {}, NO_FFMPEG_REASON)
-    first = _pass(open_page, script, "validate", timeout_s, media_dir, media_prefix)
+    first = _pass(open_page, script, "validate", timeout_s, media_dir, media_prefix, keep_media=filmed)
     decided = first.error is None and any(verdict is not None for verdict in first.verdicts.values())
+    passed = all(verdict is not False for verdict in first.verdicts.values())
     if first.form != "item" or not script.outputs or not decided:
-        return _checked(first, script)
+        checked = _checked(first, script, filmed)
+        if media == "failed" and checked.error is None and passed:  # filmed whole, kept only for a failure
+            for path in [*checked.images.values(), *filter(None, [checked.clip])]:
+                path.unlink(missing_ok=True)
+            return replace(checked, images={}, clip=None)
+        return checked
+    if media == "none" or (media == "failed" and passed):
+        return _checked(first, script, filmed=False)  # its media were not asked for
     record = _pass(open_page, script, "record", timeout_s, media_dir, media_prefix)
-    error = None if record.error is None else f"the record pass failed: {record.error}"
-    return _checked(replace(first, images=record.images, clip=record.clip, error=error), script)
+    notes = first.notes if record.error is None else "\n".join(
+        filter(None, [first.notes, f"the record pass failed, so its media are missing: {record.error}"]))
+    return _checked(replace(first, images=record.images, clip=record.clip, notes=notes), script, filmed=False)
 
 
 def _pass(open_page: Callable[[], Page], script: Script, mode: str, timeout_s: float, media_dir: Path,
-          media_prefix: str) -> DriverRun:
-    """One run of the in-page runtime on a freshly loaded page."""
+          media_prefix: str, keep_media: bool = True) -> DriverRun:
+    """One run of the in-page runtime on a freshly loaded page; without `keep_media` its
+    screenshot and clip calls are answered as ever but save nothing."""
     from playwright.sync_api import Error
 
     try:
@@ -429,12 +444,13 @@ def _pass(open_page: Callable[[], Page], script: Script, mode: str, timeout_s: f
     except DriveError as error:
         return DriverRun({}, "", {}, f"the build could not be loaded: {error}")
     images: dict[str, Path] = {}
-    clip = ClipRecorder(page, media_dir / f"{media_prefix}__{_video_id(script)}.webm")
+    clip = ClipRecorder(page, media_dir / f"{media_prefix}__{_video_id(script)}.webm", filming=keep_media)
 
     def screenshot(output_id: str) -> None:
         path = media_dir / f"{media_prefix}__{output_id}.png"
-        page.screenshot(path=path, type="png")
-        images[output_id] = path
+        if keep_media:
+            page.screenshot(path=path, type="png")
+            images[output_id] = path
 
     host = _host_of(page.context)
     argument = {
@@ -474,15 +490,16 @@ def _video_id(script: Script) -> str:
     return next((output.id for output in script.outputs if output.kind == "video"), "clip")
 
 
-def _checked(run: DriverRun, script: Script) -> DriverRun:
-    """`run`, failed with the reason when a well-formed return still gets the manifest wrong."""
+def _checked(run: DriverRun, script: Script, filmed: bool = True) -> DriverRun:
+    """`run`, failed with the reason when a well-formed return still gets the manifest wrong
+    (its stills are checked only where they were filmed)."""
     if run.error is not None:
         return replace(run, verdicts={})
-    problem = _judge(run, script)
+    problem = _judge(run, script, filmed)
     return run if problem is None else replace(run, verdicts={}, error=problem)
 
 
-def _judge(run: DriverRun, script: Script) -> str | None:
+def _judge(run: DriverRun, script: Script, filmed: bool = True) -> str | None:
     verdicts, verdict_ids = run.verdicts, script.verdict_ids
     returned = ", ".join(f'"{key}"' for key in verdicts) or "none"
     missing = [verdict for verdict in verdict_ids if verdict not in verdicts]
@@ -494,8 +511,8 @@ def _judge(run: DriverRun, script: Script) -> str | None:
         backed = ", ".join(f'"{verdict}"' for verdict in verdict_ids)
         names = ", ".join(f'"{key}"' for key in extra)
         return f"the driver returned verdicts for {names}, which this script does not back ({backed})"
-    if all(verdict is None for verdict in verdicts.values()):
-        return None  # left for the reviewer: an item records no media it was never asked to film
+    if all(verdict is None for verdict in verdicts.values()) or not filmed:
+        return None  # left for the reviewer, or media not asked for: no still to check
     for output in script.outputs:
         if output.kind == "image" and output.id not in run.images:
             return (f'declared image output "{output.id}" was never produced: the driver never '
@@ -517,16 +534,18 @@ class ClipRecorder:
     GRACE_S = 1.0
     """How long `stop` waits at most for the frames painted before it (they lag on a loaded host)."""
 
-    def __init__(self, page: Page, dest: Path) -> None:
+    def __init__(self, page: Page, dest: Path, filming: bool = True) -> None:
         self.page = page
         self.dest = dest
+        self.filming = filming
+        """False under `--tcab-media=none`: start and stop are answered, nothing is filmed."""
         self.frames: list[tuple[float, bytes]] = []
         self.started: float | None = None
         self.stopped: float | None = None
         self._session: CDPSession | None = None
 
     def start(self) -> None:
-        if self.started is not None:
+        if self.started is not None or not self.filming:
             return
         session = self.page.context.new_cdp_session(self.page)
         session.on("Page.screencastFrame", self._frame)

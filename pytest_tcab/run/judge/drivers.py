@@ -103,7 +103,7 @@ def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir
     )
     viewport = run.config.getoption("tcab_viewport") or DEFAULT_VIEWPORT
     pages = BuildPages(browser, server.url, viewport)  # closed by the session when the item ends
-    result = run_script(pages.open, script, timeout_s, media_dir, unit.id)
+    result = run_script(pages.open, script, timeout_s, media_dir, unit.id, media=media_mode(run.config))
     left = pages.screenshot(still) if still is not None else None
     media = dict(result.images)
     video = next((output for output in validation.outputs if output.kind == "video"), None)
@@ -112,6 +112,11 @@ def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir
     if left is not None:
         media["page"] = left
     return Drive(result, result.verdicts.get(unit.id), media, tuple(pages.page_errors))
+
+
+def media_mode(config: pytest.Config) -> str:
+    """`--tcab-media`; baseline capture always films, since the media are what it writes."""
+    return "all" if config.getoption("tcab_capture_baselines") else str(config.getoption("tcab_media"))
 
 
 class BuildPages:

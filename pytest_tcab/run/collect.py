@@ -84,28 +84,26 @@ def is_run_mode(config: pytest.Config) -> bool:
 
 
 def runs_among(args: Iterable[str], base: Path) -> list[GivenRun]:
-    """The runs among pytest's path arguments: a run folder, its `.tcab/` or `.tcab/run.toml`,
-    a node id under it, or a folder of runs (its children that are runs)."""
+    """The runs among pytest's path arguments: a run folder, anything inside one (its
+    `.tcab/run.toml`, a node id under it, a file of its tree), or a folder of runs (its children
+    that are runs). A path inside a run is that run: pytest is never let into a produced tree."""
     found: list[GivenRun] = []
     for arg in args:
         if arg.startswith("-"):
             continue
-        path = base / arg.split("::", 1)[0]
-        if path.name == RUN_FILE.name and path.parent.name == RUN_FILE.parent.name:
-            path = path.parent.parent
-        elif path.name == RUN_FILE.parent.name:
-            path = path.parent
-        if path.is_dir() and ((path / RUN_FILE).is_file() or _children_runs(path)):
+        path = Path(os.path.abspath(base / arg.split("::", 1)[0]))
+        enclosing = next((folder for folder in (path, *path.parents) if (folder / RUN_FILE).is_file()), None)
+        if enclosing is not None:
+            found += _runs_named(enclosing)
+        elif path.is_dir() and _children_runs(path):
             found += _runs_named(path)
     return found
 
 
 def is_run_path(arg: str, base: Path) -> bool:
-    """Whether a path argument is (or lies inside) a run or a folder of runs: pytest must load no
+    """Whether a path argument is, or lies inside, a run or a folder of runs: pytest must load no
     conftest.py for it."""
-    path = Path(os.path.abspath(base / arg.split("::", 1)[0]))
-    candidates = [path, *path.parents]
-    return bool(runs_among([arg], base)) or any((folder / RUN_FILE).is_file() for folder in candidates)
+    return bool(runs_among([arg], base))
 
 
 def _runs_named(path: Path) -> list[GivenRun]:

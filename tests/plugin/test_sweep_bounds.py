@@ -154,3 +154,26 @@ def test_index_html_shows_the_leaderboard_and_links_each_report(pytester: pytest
         page.locator("#runs a", has_text="perf").click()
         assert page.url.endswith("/out/perf/report.html") and "perf" in page.title()
         browser.close()
+
+
+def test_runs_a_stopped_session_never_reached_are_not_graded(pytester: pytest.Pytester, runs: Path) -> None:
+    (runs / "perf/prebuilt/echo.wasm").write_bytes(b"\0asm\1\0\0\0")  # a module that exports nothing: it fails
+    result = pytester.runpytest(*ARGS, f"--tcab-run={runs / 'perf'}", f"--tcab-run={runs / 'hero'}", "-x",
+                                "--tcab-out=out")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    rows = sweep_rows(pytester.path / "out")
+    assert rows["perf"]["items"]["build"] == "failed"
+    assert rows["perf"]["status"] == rows["hero"]["status"] == "not graded"  # neither was graded whole
+    assert rows["hero"]["error"].startswith("not graded: the session stopped early (")
+    assert rows["hero"]["error"].endswith("before 1 of its items ran")
+    result.stdout.fnmatch_lines(["*hero: not graded: the session stopped early*"])
+
+
+def test_a_path_inside_a_run_is_that_run(pytester: pytest.Pytester, runs: Path) -> None:
+    marker = pytester.path / "took-the-grader"
+    (runs / "hero/assets/conftest.py").write_text(HOSTILE_CONFTEST.format(marker=str(marker)))
+    (runs / "hero/assets/test_it.py").write_text(HOSTILE_CONFTEST.format(marker=str(marker)))
+    result = pytester.runpytest(*ARGS, "suite/runs/hero/assets/test_it.py", "--tcab-out=out")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # not an item of the run: pytest finds nothing to run
+    result.stderr.fnmatch_lines(["*no match in any of [[]<RunDirectory hero>]*"])
+    assert not marker.exists()

@@ -279,16 +279,18 @@ class ClipRecorder:
     GRACE_S = 1.0
     """How long `stop` waits at most for the frames painted before it (they lag on a loaded host)."""
 
-    def __init__(self, page: Page, dest: Path) -> None:
+    def __init__(self, page: Page, dest: Path, filming: bool = True) -> None:
         self.page = page
         self.dest = dest
+        self.filming = filming
+        """False under `--tcab-media=none`: start and stop are answered, nothing is filmed."""
         self.frames: list[tuple[float, bytes]] = []
         self.started: float | None = None
         self.stopped: float | None = None
         self._session: CDPSession | None = None
 
     def start(self) -> None:
-        if self.started is not None:
+        if self.started is not None or not self.filming:
             return
         session = self.page.context.new_cdp_session(self.page)
         session.on("Page.screencastFrame", self._frame)

@@ -106,7 +106,8 @@ def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir
     )
     viewport = run.config.getoption("tcab_viewport") or DEFAULT_VIEWPORT
     pages = BuildPages(browser, server.url, viewport)  # closed by the session when the item ends
-    result = run_script(pages.open, script, session_judge(run.config), timeout_s, media_dir, unit.id, audio_sources)
+    result = run_script(pages.open, script, session_judge(run.config), timeout_s, media_dir, unit.id,
+                        audio_sources, media=media_mode(run.config))
     left = pages.screenshot(still) if still is not None else None
     media = dict(result.images)
     video = next((output for output in validation.outputs if output.kind == "video"), None)
@@ -137,6 +138,11 @@ def _script_module(snapshot: Path, script: str) -> tuple[Path, dict[str, str]]:
     stripped = strip_types(source, top, Path(folder))
     # Frames in the stripped module name its digest; its source map names the .ts files beside it.
     return stripped, {**roots, os.path.realpath(stripped): script, f"{os.path.realpath(stripped.parent)}/": ""}
+
+
+def media_mode(config: pytest.Config) -> str:
+    """`--tcab-media`; baseline capture always films, since the media are what it writes."""
+    return "all" if config.getoption("tcab_capture_baselines") else str(config.getoption("tcab_media"))
 
 
 class BuildPages:

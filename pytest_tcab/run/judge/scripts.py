@@ -103,24 +103,41 @@ class DriverRun:
 
 
 def run_script(open_page: Callable[[], Page], script: Script, judge: JudgeRuntime, timeout_s: float,
-               media_dir: Path, media_prefix: str, read_audio: AudioReader | None = None) -> DriverRun:
+               media_dir: Path, media_prefix: str, read_audio: AudioReader | None = None,
+               media: str = "all") -> DriverRun:
     """Run one validation script against the build and judge what it decided and produced.
 
     `open_page` gives a page with the build loaded (raising DriveError when it cannot be
     loaded). Never raises for a script's or a build's failure: it is the verdict's reason, in
     `error`. Past `timeout_s` a pass's page is closed.
+
+    `media` (`--tcab-media`) says which verdicts keep their media: `all`, `failed` (a verdict the
+    validate pass decided false) or `none`. An item's record pass runs only for those; the single
+    pass of the other forms films as ever and its stills and clip are dropped for the others. The
+    validate pass alone decides: a record pass that fails is noted, so every mode decides alike.
     """
     media_dir.mkdir(parents=True, exist_ok=True)
-    if any(output.kind == "video" for output in script.outputs) and shutil.which("ffmpeg") is None:
+    filmed = media != "none"
+    if filmed and any(output.kind == "video" for output in script.outputs) and shutil.which("ffmpeg") is None:
         return DriverRun({}, "", {}, NO_FFMPEG_REASON)
     run = _Runner(open_page, script, judge, timeout_s, media_dir, media_prefix, read_audio)
-    first = run.one_pass("validate")
+    first = run.one_pass("validate", filming=filmed)
     decided = first.error is None and any(verdict is not None for verdict in first.verdicts.values())
+    passed = all(verdict is not False for verdict in first.verdicts.values())
     if first.form != "item" or not script.outputs or not decided:
-        return _checked(first, script)
+        checked = _checked(first, script, filmed)
+        if media == "none" or (media == "failed" and checked.error is None and passed):
+            for path in [*checked.images.values(), *filter(None, [checked.clip])]:
+                path.unlink(missing_ok=True)
+            return replace(checked, images={}, clip=None)
+        return checked
+    if media == "none" or (media == "failed" and passed):
+        return _checked(first, script, filmed=False)  # its media were not asked for
     record = run.one_pass("record")
-    error = None if record.error is None else f"the record pass failed: {record.error}"
-    return _checked(replace(first, images=record.images, clip=record.clip, error=error), script)
+    notes = first.notes if record.error is None else "\n".join(
+        filter(None, [first.notes, f"the record pass failed, so its media are missing: {record.error}"]))
+    return _checked(replace(first, images=record.images, clip=record.clip, notes=notes), script,
+                    filmed=record.error is None)
 
 
 @dataclass(frozen=True)
@@ -133,8 +150,9 @@ class _Runner:
     media_prefix: str
     read_audio: AudioReader | None
 
-    def one_pass(self, mode: str) -> DriverRun:
-        """One run of the script in the judge, against a freshly loaded page."""
+    def one_pass(self, mode: str, filming: bool = True) -> DriverRun:
+        """One run of the script in the judge, against a freshly loaded page (without `filming`,
+        its clip films nothing)."""
         from playwright.sync_api import Error
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -147,7 +165,7 @@ class _Runner:
         except (JudgeUnavailable, JudgeFailed) as error:
             return DriverRun({}, "", {}, str(error))
         script = self.script
-        clip = ClipRecorder(page, self.media_dir / f"{self.media_prefix}__{_video_id(script)}.webm")
+        clip = ClipRecorder(page, self.media_dir / f"{self.media_prefix}__{_video_id(script)}.webm", filming=filming)
         crossings = Crossings(page, script.handle, time.monotonic() + self.timeout_s, self.media_dir,
                               self.media_prefix, clip, read_audio=self.read_audio)
         spec = {
@@ -187,15 +205,16 @@ def _video_id(script: Script) -> str:
     return next((output.id for output in script.outputs if output.kind == "video"), "clip")
 
 
-def _checked(run: DriverRun, script: Script) -> DriverRun:
-    """`run`, failed with the reason when a well-formed return still gets the manifest wrong."""
+def _checked(run: DriverRun, script: Script, filmed: bool = True) -> DriverRun:
+    """`run`, failed with the reason when a well-formed return still gets the manifest wrong
+    (its declared outputs are checked only where they were filmed)."""
     if run.error is not None:
         return replace(run, verdicts={})
-    problem = _judge(run, script)
+    problem = _judge(run, script, filmed)
     return run if problem is None else replace(run, verdicts={}, error=problem)
 
 
-def _judge(run: DriverRun, script: Script) -> str | None:
+def _judge(run: DriverRun, script: Script, filmed: bool = True) -> str | None:
     verdicts, verdict_ids = run.verdicts, script.verdict_ids
     returned = ", ".join(f'"{key}"' for key in verdicts) or "none"
     missing = [verdict for verdict in verdict_ids if verdict not in verdicts]
@@ -207,8 +226,8 @@ def _judge(run: DriverRun, script: Script) -> str | None:
         backed = ", ".join(f'"{verdict}"' for verdict in verdict_ids)
         names = ", ".join(f'"{key}"' for key in extra)
         return f"the driver returned verdicts for {names}, which this script does not back ({backed})"
-    if all(verdict is None for verdict in verdicts.values()):
-        return None  # left for the reviewer: an item records no media it was never asked to film
+    if all(verdict is None for verdict in verdicts.values()) or not filmed:
+        return None  # left for the reviewer, or not filmed: no media were asked for
     for output in script.outputs:
         if output.kind == "image" and output.id not in run.images:
             return (f'declared image output "{output.id}" was never produced: the driver never '

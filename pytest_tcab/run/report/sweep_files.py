@@ -39,8 +39,8 @@ def write_sweep(data: dict[str, Any], out_dir: Path, *, form: str, media: str, e
     rows = list(extra_rows)
     session = {key: value for key, value in data.items() if key != "runs"}
     for run in data["runs"]:
-        if not run["items"]:
-            continue  # every item of it deselected: a run this session did not grade
+        if not in_sweep(run):
+            continue
         folder = out_dir / run_folder_name(run["run"])
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "results.json").write_text(json.dumps({**session, "runs": [run]}, indent=2) + "\n", encoding="utf-8")
@@ -51,6 +51,11 @@ def write_sweep(data: dict[str, Any], out_dir: Path, *, form: str, media: str, e
     path = out_dir / SWEEP_FILE
     path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     return [path, write_index(document, out_dir)]
+
+
+def in_sweep(run: dict[str, Any]) -> bool:
+    """Whether a run of results.json is a row: not when `-k` or `-m` left every item of it out."""
+    return bool(run["items"] or run.get("not_graded"))
 
 
 def sweep_document(rows: list[dict[str, Any]], *, tool: dict[str, str], media: str,
@@ -105,7 +110,7 @@ class SweepWriter:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a run that could not be graded
         data = self.recorder.data or self.recorder.results()
         extra = [*self.bad.values(), *self._resumed_rows()]
-        if len([run for run in data["runs"] if run["items"]]) + len(extra) < 2 and self.previous is None and self.resumed is None:
+        if len([run for run in data["runs"] if in_sweep(run)]) + len(extra) < 2 and self.previous is None and self.resumed is None:
             return
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.written = write_sweep(data, self.out_dir, form=self.config.getoption("tcab_report"),

@@ -94,6 +94,10 @@ def _shown_default(option: Option) -> str:
         return "—"
     if isinstance(option.default, float) and option.default.is_integer():
         return f"`{int(option.default)}`"
+    if isinstance(option.default, int) and not isinstance(option.default, bool):
+        for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20)):
+            if option.default >= size and option.default % size == 0:  # a size in bytes, as people write it
+                return f"`{option.default}` ({option.default // size} {unit})"
     return f"`{option.default}`"
 
 
@@ -126,7 +130,7 @@ def item_kinds_section() -> str:
     rows = ["| kind | marker | made by | what it is |", "|---|---|---|---|"]
     for kind in sorted(set(KIND_MARKERS) | set(made)):
         classes = made.get(kind, {})
-        where = "<br>".join(f"`{name}`" for name in classes)
+        where = "<br>".join(f"`{name}`" for name in classes) or "(its node ids: above)"
         what = "<br>".join(_cell(doc) for doc in classes.values() if doc)
         rows.append(f"| `{kind}` | `tcab_{kind}` | {where} | {what} |")
     return "\n".join(rows)

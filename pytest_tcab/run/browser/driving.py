@@ -354,8 +354,8 @@ class ClipRecorder:
                    "-pix_fmt", "yuv420p", "-y", str(self.dest)]
         stream = bytearray()
         shown = 0
-        for index in range(count + 1):  # the last frame shows the state at `stop`
-            moment = min(self.started + index / self.FPS, self.stopped)
+        for index in range(count + 1):  # the last frame shows the state at `stop` (count is rounded)
+            moment = self.stopped if index == count else min(self.started + index / self.FPS, self.stopped)
             while shown + 1 < len(self.frames) and self.frames[shown + 1][0] <= moment:
                 shown += 1
             stream += self.frames[shown][1]

@@ -47,7 +47,7 @@ _PROBE = """([handle, names, limit]) => {
   return typeof text === "string" && text.length <= limit ? text : null;
 }"""
 
-# Two painted frames (the state just posed reaches the screen) before a clip starts filming.
+# Two painted frames (the state just posed reaches the screen) before a clip starts or stops filming.
 _TWO_FRAMES = "() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))"
 _FRAMES_WAIT_S = 0.25
 
@@ -156,11 +156,16 @@ class Crossings:
         self.page.mouse.click(float(x), float(y))
 
     def _clip_start(self) -> None:
+        self._frames_drawn()
+        self.clip.start()
+
+    def _clip_stop(self) -> None:
+        self._frames_drawn()  # the clip ends on what the page drew by now, not on a frame before it
+        self.clip.stop()
+
+    def _frames_drawn(self) -> None:
+        """Wait (briefly) until what the page drew so far has reached the screen."""
         try:
             evaluate_within(self.page, _TWO_FRAMES, None, min(_FRAMES_WAIT_S, self._left()))
         except PageTimeout:
             pass  # a page that holds its frames back is filmed as it is
-        self.clip.start()
-
-    def _clip_stop(self) -> None:
-        self.clip.stop()

@@ -182,7 +182,8 @@ def test_video_output_is_the_whole_drive_as_a_webm(page: Page, pages_url: str, j
     ).stdout)
     video = [stream for stream in probe["streams"] if stream["codec_type"] == "video"]
     assert [(s["codec_name"], s["width"], s["height"]) for s in video] == [("vp9", 1280, 720)]
-    assert 0.8 < float(probe["format"]["duration"]) < 3  # twenty 50 ms settles
+    # twenty 50 ms settles and twenty step crossings (each a page call: slower on a loaded host)
+    assert 0.8 < float(probe["format"]["duration"]) < 6
 
 
 def _ffprobe() -> str:

@@ -131,18 +131,23 @@ def lit(*patterns: str) -> list[str]:
     return [pattern.replace("[", "[[]") for pattern in patterns]
 
 
-@pytest.mark.wasm
-@pytest.mark.parametrize("under", [Path(), Path("games/echo")], ids=["flat", "nested"])
-def test_a_performance_definition_runs_as_a_performance_case(pytester: pytest.Pytester, under: Path) -> None:
+def perf_project(root: Path, under: Path = Path()) -> None:
+    """The suite with the echo performance definition `perf` (its test suite in `under`) and a run of it."""
     import wasmtime
 
-    project(pytester.path, 'case = "perf"\n', under=under)
-    write(pytester.path / SUITE / under, {
+    project(root, 'case = "perf"\n', under=under)
+    write(root / SUITE / under, {
         PERF: PERF_DEFINITION,
         PERF.parent.parent / "cases/tiny.json": '{"n": 1}\n',
         PERF.parent.parent / "cases/big.json": json.dumps({"n": list(range(200))}) + "\n",
     })
-    write(pytester.path / RUN, {Path("prebuilt/echo.wasm"): bytes(wasmtime.wat2wasm(ECHO_WAT))})
+    write(root / RUN, {Path("prebuilt/echo.wasm"): bytes(wasmtime.wat2wasm(ECHO_WAT))})
+
+
+@pytest.mark.wasm
+@pytest.mark.parametrize("under", [Path(), Path("games/echo")], ids=["flat", "nested"])
+def test_a_performance_definition_runs_as_a_performance_case(pytester: pytest.Pytester, under: Path) -> None:
+    perf_project(pytester.path, under)
     result = pytester.runpytest(*ARGS, "-v")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(lit("run/.tcab/run.toml::build PASSED*", "run/.tcab/run.toml::correctness[tiny] PASSED*", "run/.tcab/run.toml::fuel[big] PASSED*",
@@ -153,6 +158,23 @@ def test_a_performance_definition_runs_as_a_performance_case(pytester: pytest.Py
     perf = run["performance"]
     assert perf["correct"] and perf["within_ceiling"]
     assert perf["total_fuel"] == by_name(run)["fuel[big]"]["fuel"] > 0
+
+
+@pytest.mark.wasm
+@pytest.mark.parametrize(("given", "items"), [
+    ("run", ["build", "correctness[tiny]", "fuel[big]"]),
+    ("run/.tcab/run.toml", ["build", "correctness[tiny]", "fuel[big]"]),
+    ("run/.tcab/run.toml::fuel[big]", ["fuel[big]"]),
+], ids=["folder", "run-toml", "node-id"])
+def test_a_run_given_as_a_path_is_graded_as_with_tcab_run(pytester: pytest.Pytester, given: str,
+                                                          items: list[str]) -> None:
+    perf_project(pytester.path, Path("games/echo"))
+    result = pytester.runpytest("-p", "no:cacheprovider", f"--tcab-suite={SUITE}", "--tcab-out=out", given, "-v")
+    result.assert_outcomes(passed=len(items))
+    result.stdout.fnmatch_lines(lit(*(f"run/.tcab/run.toml::{item} PASSED*" for item in items)))
+    assert the_run(pytester.path)["case"] == "perf"
+    if len(items) == 1:  # the build item not selected: the summary says no module was recorded
+        result.stdout.fnmatch_lines(["  performance: * fuel (no build item selected, so no module recorded)"])
 
 
 @pytest.mark.parametrize("passing", [True, False], ids=["typecheck-passes", "typecheck-fails"])

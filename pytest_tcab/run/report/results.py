@@ -275,7 +275,10 @@ def summary_lines(run: dict[str, Any]) -> list[str]:
         lines.append("toolchain: the run is rated broken (typecheck did not pass)")
     if "performance" in run and run["performance"].get("total_fuel") is not None:
         perf = run["performance"]
-        lines.append(f"performance: {perf['total_fuel']:,} fuel (wasmtime {perf['wasmtime']}, module sha256 {perf['module_sha256'][:12]})")
+        # A session narrowed to the fuel items (`-k fuel`, a node id) records no build item.
+        module = (f"wasmtime {perf['wasmtime']}, module sha256 {perf['module_sha256'][:12]}" if perf.get("module_sha256")
+                  else "no build item selected, so no module recorded")
+        lines.append(f"performance: {perf['total_fuel']:,} fuel ({module})")
     return lines
 
 

@@ -28,6 +28,9 @@ from pytest_tcab.seeding import seed_key
 from pytest_tcab.session import experimental_allowed
 from pytest_tcab.session import suite_for
 
+REFERENCE_RUN_PREFIX = "reference-"
+"""A case file's reference run of a variant is its collector `reference-<variant>`."""
+
 
 class ManifestFile(CaseFile):
     """`test-case.toml`: resolved once; its items share the resolution."""
@@ -84,7 +87,7 @@ class ManifestFile(CaseFile):
             if variant.reference_implementation is None:
                 continue
             run = reference_context(self.config, case, variant)
-            yield ReferenceRun.from_parent(self, name=f"reference-{variant.slug}", run=run)
+            yield ReferenceRun.from_parent(self, name=f"{REFERENCE_RUN_PREFIX}{variant.slug}", run=run)
 
 
 class SuiteConfigFile(CaseFile):

@@ -124,6 +124,14 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(seeding, "tcab-seed")  # its terminal summary
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """pytest-xdist's controller: a run's items go to one worker, so each run is built once."""
+    from pytest_tcab.run.scheduling import scheduler_for
+
+    return scheduler_for(config, log)
+
+
 def _suite_layout(root: Path) -> LayoutFiles:
     """What the configured suite holds; a suite without a single case is a usage error, not an empty pass."""
     layout = walk(root)

@@ -1,13 +1,12 @@
 """Selecting items as pytest users do: markers per item kind, the case's words for `-k` and `-m`,
-and one xdist group per run.
+and the words of who produced a run.
 
 Every tcab item carries the marker `tcab` and `tcab_<kind>` (`tcab_resolve`, `tcab_check`,
 `tcab_fuel`, ...), `browser` when it drives Chromium and `wasm` when it runs wasmtime; the
 case's slug, type, difficulty and tags are keywords (`-k pong`) and markers (`-m particles`), and
 so are who produced a run (its run.toml's `model`, `harness`, and each label as its value and as
 `<key>-<value>`: `-m "harness-a and temperature-0.2"`).
-Run items are grouped per run with `xdist_group`, so `-n N --dist loadgroup` builds each run
-on one worker, once.
+(Under pytest-xdist a run's items are kept on one worker by `run.scheduling`, not by a marker.)
 """
 
 from __future__ import annotations
@@ -22,8 +21,6 @@ KIND_MARKERS = ("resolve", "errata", "slug", "config", "template", "seed", "buil
                 "validate", "correctness", "fuel", "toolchain", "baseline", "requirement", "asset",
                 "match", "standings")
 """Every item kind, as `tcab_<kind>` markers; an unlisted kind still gets its marker, registered on use."""
-XDIST_GROUP_PREFIX = "tcab-"
-"""Run items' `xdist_group` is `tcab-<run label>`."""
 _WORD = re.compile(r"[A-Za-z_][\w.+-]*")
 
 
@@ -33,7 +30,6 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"tcab_{kind}: a tcab `{kind}` item")
     config.addinivalue_line("markers", "browser: a tcab item driven in Chromium")
     config.addinivalue_line("markers", "wasm: a tcab item run in wasmtime")
-    config.addinivalue_line("markers", "xdist_group(name): pytest-xdist's group (a tcab run's items share one)")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -58,8 +54,6 @@ def label(config: pytest.Config, item: pytest.Item) -> None:
         case_words = case_keywords(run.case.manifest_path)
         case_words |= {w for w in (run.variant.slug, run.engine, run.case.version, *producer_words(run))
                        if _WORD.fullmatch(w)}
-        group = re.sub(r"\W+", "_", run.label)
-        item.add_marker(pytest.mark.xdist_group(f"{XDIST_GROUP_PREFIX}{group}"))
         words |= case_words
         item.extra_keyword_matches.update(case_words)
     else:

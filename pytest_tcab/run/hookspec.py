@@ -39,3 +39,14 @@ def pytest_tcab_run_items(run: RunContext, parent: pytest.Collector) -> Iterable
         def pytest_tcab_run_items(run, parent):
             return [LicenseItem.from_parent(parent, name="license", run=run, key="license")]
     """
+
+
+@hookspec
+def pytest_tcab_run_finished(config: pytest.Config, run: RunContext) -> None:
+    """The last item of `run` in this process has ended (its teardown done, its reports logged).
+
+    Called where the run's items ran: the one process of a serial session, or the xdist worker
+    that ran them all (`run.scheduling` never splits a run). What a run holds can be let go
+    here. The teardown report of that item carries `report.tcab["run_finished"] = True`, so the
+    process that writes results (the xdist controller included) knows the run is whole.
+    """

@@ -77,6 +77,24 @@ class RunItem(pytest.Item):
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, Any, Any]:
+    """A run ends with its last item in this process: the next item belongs to another run, or
+    to none. Items run in collection order, and under xdist a run is one work unit, so the
+    worker's `nextitem` is the item that really comes next."""
+    if not isinstance(item, RunItem):
+        return (yield)
+    last = nextitem is None or getattr(nextitem, "run", None) is not item.run
+    item.stash[_last_of_run_key] = last
+    result = yield
+    if last:
+        item.config.hook.pytest_tcab_run_finished(config=item.config, run=item.run)
+    return result
+
+
+_last_of_run_key = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     report = yield
     if isinstance(item, RunItem):
@@ -86,6 +104,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if call.when != "teardown":
             item.publish_figures()  # before the teardown report, the one JUnit reads properties from
         report.tcab = item.report_data()
+        if call.when == "teardown" and item.stash.get(_last_of_run_key, False):
+            report.tcab["run_finished"] = True
     return report
 
 

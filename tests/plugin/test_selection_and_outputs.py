@@ -1,12 +1,14 @@
 """How users select and read tcab items: ini twins of the options, markers and case keywords for
-`-m` and `-k`, one xdist group per run, plain JUnit properties with the score, partial runs in
+`-m` and `-k`, one xdist worker per run, plain JUnit properties with the score, partial runs in
 results.json, skips at the TOML line, one line per failure in the short summary."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 from suites import LEGACY
@@ -99,24 +101,53 @@ def test_run_items_are_marked_grouped_and_report_plain_junit_properties(pytester
                                                               "run/.tcab/run.toml::requirement[works]"]
 
 
-def test_one_build_per_run_under_loadgroup(pytester: pytest.Pytester) -> None:
-    """`-n 2 --dist loadgroup` keeps a run on one worker: one build, the same results as one process."""
+FINISHED_PROBE = """\
+import os
+
+
+def pytest_tcab_run_finished(config, run):
+    with open(os.environ["TCAB_FINISHED_LOG"], "a") as log:
+        log.write(f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')} {run.label}\\n")
+"""
+"""A plugin that notes each `pytest_tcab_run_finished` call: where it ran, and for which run."""
+
+
+@pytest.mark.parametrize("dist", ["load", "loadgroup", "worksteal"])
+def test_one_build_per_run_under_xdist(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, dist: str) -> None:
+    """`-n 2` under each mode that would split a run keeps each run on one worker: one build per run,
+    the run's end known once, where its items ran, and the same outcomes as one process."""
     stamp = 'build = "mkdir -p dist && cp index.html dist/ && date +%s%N > dist/stamp"'
     game = game_definition("cat dist/stamp", extra='lint = "cat dist/stamp"\nformat = "cat dist/stamp"\n')
     project(pytester.path, 'case = "game"\n', game=game.replace('build = "mkdir -p dist && cp index.html dist/"', stamp))
-    pytester.runpytest_subprocess(*RUN_ARGS, "-n", "2", "--dist", "loadgroup").assert_outcomes(passed=4, skipped=1)
-    parallel = json.loads((pytester.path / "out/results.json").read_text())["runs"][0]
-    stamps = {item["output"] for item in parallel["items"] if item["kind"] == "toolchain"}
-    assert len(stamps) == 1, f"the run was built more than once: {stamps}"
-    pytester.runpytest(*RUN_ARGS).assert_outcomes(passed=4, skipped=1)
-    alone = json.loads((pytester.path / "out/results.json").read_text())["runs"][0]
+    shutil.copytree(pytester.path / "run", pytester.path / "runs/a")
+    shutil.move(pytester.path / "run", pytester.path / "runs/b")
+    pytester.makepyfile(finished_probe=FINISHED_PROBE)
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    log = pytester.path / "finished.log"
+    monkeypatch.setenv("TCAB_FINISHED_LOG", str(log))
+    args = ("-p", "no:cacheprovider", "-p", "finished_probe", "--tcab-suite=suite", "--tcab-run=runs", "--tcab-out=out")
+    pytester.runpytest_subprocess(*args, "-n", "2", "--dist", dist).assert_outcomes(passed=8, skipped=2)
+    parallel = json.loads((pytester.path / "out/sweep.json").read_text())
+    for name in ("a", "b"):
+        run = json.loads((pytester.path / f"out/{name}/results.json").read_text())["runs"][0]
+        stamps = {item["output"] for item in run["items"] if item["kind"] == "toolchain"}
+        assert len(stamps) == 1, f"run {name} was built more than once: {stamps}"
+    finished = log.read_text().splitlines()
+    assert sorted(line.split()[1] for line in finished) == ["a", "b"], finished
+    assert all(line.startswith("gw") for line in finished), finished
+    log.unlink()
+    pytester.runpytest_subprocess(*args).assert_outcomes(passed=8, skipped=2)
+    alone = json.loads((pytester.path / "out/sweep.json").read_text())
+    assert sorted(log.read_text().splitlines()) == ["main a", "main b"]
 
-    def comparable(run: dict[str, object]) -> list[tuple[str, str]]:
-        return [(item["nodeid"], item["outcome"]) for item in run["items"]]  # type: ignore[attr-defined]
+    def comparable(sweep: dict[str, Any]) -> list[tuple[str, str, object]]:
+        return [(row["run"], row["status"], row["counts"]) for row in sweep["runs"]]
 
     assert comparable(parallel) == comparable(alone)
-    assert all("@" not in item["nodeid"] and not item.get("message", "").startswith("[gw")
-               for item in parallel["items"])
+    for name in ("a", "b"):
+        run = json.loads((pytester.path / f"out/{name}/results.json").read_text())["runs"][0]
+        assert all("@" not in item["nodeid"] and not item.get("message", "").startswith("[gw")
+                   for item in run["items"])
 
 
 def test_skips_point_at_the_toml_line_and_failures_have_a_one_line_summary(pytester: pytest.Pytester) -> None:

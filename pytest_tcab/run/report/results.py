@@ -23,7 +23,6 @@ from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import STATUS_PROPERTY
 from pytest_tcab.run.report.records import RunRecord
 from pytest_tcab.run.report.scoring import for_run
-from pytest_tcab.selection import XDIST_GROUP_PREFIX
 
 results_key = pytest.StashKey["ResultsRecorder"]()
 _DESELECTED_OUTPUT = "tcab_deselected"
@@ -49,7 +48,7 @@ class ResultsRecorder:
 
         for item in items:
             if isinstance(item, RunItem):
-                self._deselect(plain_nodeid(item.nodeid), item.report_data())
+                self._deselect(item.nodeid, item.report_data())
 
     def _deselect(self, nodeid: str, data: dict[str, Any]) -> None:
         run = self.runs.setdefault(data["run"]["run"], RunRecord(data["run"]))
@@ -58,7 +57,7 @@ class ResultsRecorder:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         from pytest_tcab.run.item import RunItem
 
-        self.expected = {plain_nodeid(item.nodeid): item.report_data() for item in session.items
+        self.expected = {item.nodeid: item.report_data() for item in session.items
                          if isinstance(item, RunItem)}
 
     @pytest.hookimpl(optionalhook=True)
@@ -80,7 +79,7 @@ class ResultsRecorder:
         item: dict[str, str] = data["item"]
         figures: dict[str, Any] = data["figures"]
         run = self.runs.setdefault(identity["run"], RunRecord(identity))
-        entry = run.items.setdefault(plain_nodeid(report.nodeid), {"kind": item["kind"], "id": item["id"]})
+        entry = run.items.setdefault(report.nodeid, {"kind": item["kind"], "id": item["id"]})
         entry["outcome"] = _outcome(report, props)
         entry["duration_s"] = round(entry.get("duration_s", 0.0) + report.duration, 3)
         entry.update(figures)
@@ -193,12 +192,6 @@ def _junit_suite_properties(config: pytest.Config, data: dict[str, Any]) -> None
             xml.add_global_property(f"tcab.score{suffix}", f"{run['score']['earned']:g}/{run['score']['available']:g}")
         if run.get("performance", {}).get("total_fuel") is not None:
             xml.add_global_property(f"tcab.total_fuel{suffix}", run["performance"]["total_fuel"])
-
-
-def plain_nodeid(nodeid: str) -> str:
-    """`nodeid` without the `@<group>` pytest-xdist appends under `--dist loadgroup`."""
-    head, marker, _ = nodeid.rpartition(f"@{XDIST_GROUP_PREFIX}")
-    return head if marker else nodeid
 
 
 def _outcome(report: pytest.TestReport, props: dict[str, Any]) -> str:

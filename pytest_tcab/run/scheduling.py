@@ -10,6 +10,7 @@ pytest-xdist's controller, when it asks for a scheduler.
 
 from __future__ import annotations
 
+from importlib.metadata import version
 from typing import Any
 
 import pytest
@@ -53,4 +54,9 @@ def scheduler_for(config: pytest.Config, log: Any) -> RunScheduling | None:
 
     if config.getvalue("dist") not in REGROUPED_MODES or configured_root(config) is None:
         return None
+    if not callable(getattr(LoadGroupScheduling, "_split_scope", None)):
+        # Said loudly: a silent fallback would build every run once per worker.
+        raise pytest.UsageError(
+            f"pytest-xdist {version('pytest-xdist')} has no LoadGroupScheduling._split_scope, which "
+            "pytest-tcab overrides to keep a run on one worker; use pytest-xdist<4 or --dist loadscope")
     return RunScheduling(config, log)

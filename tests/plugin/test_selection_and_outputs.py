@@ -125,6 +125,7 @@ def test_one_build_per_run_under_xdist(pytester: pytest.Pytester, monkeypatch: p
     monkeypatch.setenv("PYTHONPATH", str(pytester.path))
     log = pytester.path / "finished.log"
     monkeypatch.setenv("TCAB_FINISHED_LOG", str(log))
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # this test's own worker, if any
     args = ("-p", "no:cacheprovider", "-p", "finished_probe", "--tcab-suite=suite", "--tcab-run=runs", "--tcab-out=out")
     pytester.runpytest_subprocess(*args, "-n", "2", "--dist", dist).assert_outcomes(passed=8, skipped=2)
     parallel = json.loads((pytester.path / "out/sweep.json").read_text())

@@ -73,11 +73,11 @@ def test_a_sandboxed_build_cannot_find_read_or_rewrite_the_suite(tmp_path: Path)
     session.result.stdout.fnmatch_lines(lines(
         "*::validate[doubles] FAILED*",
         'verdict "doubles" is false: 1 + 2 read 3, expected 4',
-        "sandbox: bwrap for every build step (network: install steps only)",
+        "sandbox: bwrap for every build step (network: install steps only; memory cap: 4096 MiB, *)",
     ))
     assert "the suite changed" not in session.result.stdout.str()
     data = session.results()
-    assert data["sandbox"] == {"sandbox": "bwrap", "sandboxed": True, "network": "install"}
+    assert data["sandbox"].items() >= {"sandbox": "bwrap", "sandboxed": True, "network": "install"}.items()
     assert data["suite_changed"] == []
     (build,) = [item for item in data["runs"][0]["items"] if item["kind"] == "build"]
     assert [(step["sandbox"], step["network"]) for step in build["steps"]] == [("bwrap", True), ("bwrap", False)]
@@ -96,7 +96,7 @@ def test_unsandboxed_a_rewritten_driver_still_decides_nothing(tmp_path: Path) ->
     session.result.stdout.fnmatch_lines(lines(
         "*::validate[doubles] FAILED*",
         'verdict "doubles" is false: 1 + 2 read 3, expected 4',
-        "NOT SANDBOXED: --tcab-no-sandbox: builds ran unconfined, with the caller's rights",
+        "NOT SANDBOXED: --tcab-no-sandbox: builds ran unconfined, with the caller's rights; memory cap: *",
         "*tcab: the suite changed during the run*",
         f"  changed: {path / FALSE_DRIVER}",
     ))
@@ -196,10 +196,11 @@ def test_the_snapshot_is_private_and_holds_only_reporter_side_material(pytester:
 def test_no_sandbox_is_said_in_every_output(pytester: pytest.Pytester, gauge: Path) -> None:
     result = run_build(pytester, "--tcab-no-sandbox", "--junitxml=junit.xml")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["NOT SANDBOXED: --tcab-no-sandbox: builds ran unconfined, with the caller's rights"])
+    result.stdout.fnmatch_lines(["NOT SANDBOXED: --tcab-no-sandbox: builds ran unconfined, with the caller's rights; "
+                                 "memory cap: 4096 MiB, *"])
     data = results(pytester)
-    assert data["sandbox"] == {"sandbox": "none", "sandboxed": False,
-                               "reason": "--tcab-no-sandbox: builds ran unconfined, with the caller's rights"}
+    assert data["sandbox"].items() >= {"sandbox": "none", "sandboxed": False,
+                                       "reason": "--tcab-no-sandbox: builds ran unconfined, with the caller's rights"}.items()
     (build,) = data["runs"][0]["items"]
     assert {(step["sandbox"], step["network"]) for step in build["steps"]} == {("none", True)}
     assert "NOT SANDBOXED" in (pytester.path / "out/report.html").read_text()
@@ -214,7 +215,7 @@ def test_build_network_none_takes_it_from_install_too(pytester: pytest.Pytester,
     assert (install["sandbox"], install["network"]) == ("bwrap", False)
     interfaces = {line.split(":")[0].strip() for line in install["output"].splitlines()[2:]}
     assert interfaces == {"lo"}
-    result.stdout.fnmatch_lines(["sandbox: bwrap for every build step (network: no step)"])
+    result.stdout.fnmatch_lines(["sandbox: bwrap for every build step (network: no step; memory cap: *)"])
 
 
 # -- when the sandbox cannot start --------------------------------------------------------------

@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from pytest_tcab.bounded import TEXT_LIMIT
+from pytest_tcab.run.build.cgroup import find_parent
 from pytest_tcab.run.build.sandbox import INNER_WORKDIR
+from pytest_tcab.run.build.sandbox import Caps
 from pytest_tcab.run.build.sandbox import Sandbox
 from pytest_tcab.run.build.sandbox import home_for
 from pytest_tcab.run.build.sandbox import visible_path
@@ -338,3 +341,57 @@ def test_build_environment_hides_the_reporters_variables(
     assert "TCAB_SECRET_TOKEN" not in env
     assert "CI=1\n" in env
     assert f"PATH={visible_path(os.environ['PATH'])}\n" in env
+
+
+# -- memory caps: memory in use, never address space ---------------------------------------------
+
+CGROUPS = find_parent()
+DEFAULT_MEMORY = 4 * 2**30
+GROW = "python3 -c 'grown = []\nwhile True: grown.append(bytearray(2**24))'"
+WASM = 'node -e "new WebAssembly.Memory({initial: 1}); console.log(\'reserved\')"'
+
+
+@pytest.fixture(params=["cgroup", "rlimit-data"])
+def capped(request: pytest.FixtureRequest) -> Callable[[int], Sandbox]:
+    """Both ways a step's memory is capped: its cgroup where the host gives one, else RLIMIT_DATA."""
+    if request.param == "cgroup" and CGROUPS is None:
+        pytest.skip("this host lets the grader make no memory cgroup (cgroup v2 memory.max or v1 memory)")
+    cgroups = CGROUPS if request.param == "cgroup" else None
+    return lambda memory: Sandbox(shutil.which("bwrap"), "install", caps=Caps(memory, 60, cgroups))
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_step_that_reserves_wasm_memory_passes_under_the_default_cap(
+        tmp_path: Path, capped: Callable[[int], Sandbox]) -> None:
+    result = run_command(WASM, tmp_path, 30, sandbox=capped(DEFAULT_MEMORY))
+    assert result.ok and result.output.strip() == "reserved", result.output
+    assert result.over_memory_cap in (None, False)
+
+
+def test_a_step_that_allocates_without_end_fails_naming_the_cap(
+        tmp_path: Path, work: Path, capped: Callable[[int], Sandbox]) -> None:
+    sandbox = capped(256 * 2**20)
+    result = build_static(_tree(tmp_path / "impl", {"package.json": "{}"}), "", GROW, work, 30, sandbox)
+    scope = {"memory.max": "the step's whole process tree, a cgroup's memory.max",
+             "memory.limit_in_bytes": "the step's whole process tree, a cgroup's memory.limit_in_bytes",
+             "RLIMIT_DATA": "each process's data segment, RLIMIT_DATA"}[sandbox.caps.memory_by]  # type: ignore[union-attr]
+    assert result.message.endswith(f"; past its memory cap of 256 MiB ({scope}, --tcab-build-memory)"), result.message
+    assert result.steps[0].figures()["memory_cap_by"] == sandbox.caps.memory_by  # type: ignore[union-attr]
+
+
+@pytest.mark.skipif(CGROUPS is None, reason="this host lets the grader make no memory cgroup")
+def test_a_cgroup_caps_the_whole_process_tree_and_is_removed_after(tmp_path: Path) -> None:
+    """Four processes of 96 MiB each pass a per-process cap of 256 MiB; the cgroup sees all four."""
+    hold = "python3 -c 'import time; b = bytearray(96 * 2**20); b[::4096] = b\"x\" * len(b[::4096]); time.sleep(2)'"
+    before = set(CGROUPS.path.glob("tcab-*"))  # type: ignore[union-attr]
+    sandbox = Sandbox(shutil.which("bwrap"), "none", caps=Caps(256 * 2**20, 60, CGROUPS))
+    result = run_command(f"for i in 1 2 3 4; do {hold} & done; wait; exit 1", tmp_path, 30, sandbox=sandbox)
+    assert result.over_memory_cap is True, result.output
+    assert set(CGROUPS.path.glob("tcab-*")) == before  # type: ignore[union-attr]
+
+
+def test_no_step_runs_under_an_address_space_cap(tmp_path: Path, capped: Callable[[int], Sandbox]) -> None:
+    result = run_command("ulimit -v; ulimit -d; ulimit -t", tmp_path, 10, sandbox=capped(512 * 2**20))
+    virtual, data, cpu = result.output.split()
+    assert (virtual, cpu) == ("unlimited", "60")
+    assert data == ("unlimited" if result.confinement["memory_cap_by"] != "RLIMIT_DATA" else str(512 * 2**10))

@@ -18,13 +18,20 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from collections.abc import Mapping
+from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from pytest_tcab.errors import TcabError
+from pytest_tcab.run.build.cgroup import CgroupParent
+from pytest_tcab.run.build.cgroup import StepCgroup
+from pytest_tcab.run.build.cgroup import find_parent
+from pytest_tcab.run.media import size_text
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 """What a step sees of the host, read-only: programs, libraries, configuration, `/opt` toolchains.
@@ -56,28 +63,69 @@ USERNS_HINT = (
 )
 
 
+MEMORY_SCOPES = {
+    "memory.max": "the step's whole process tree, a cgroup's memory.max",
+    "memory.limit_in_bytes": "the step's whole process tree, a cgroup's memory.limit_in_bytes",
+    "RLIMIT_DATA": "each process's data segment, RLIMIT_DATA",
+}
+"""What each way of capping memory bounds, as failures and summaries say it (`memory_cap_by`).
+Never RLIMIT_AS: address space is not memory (V8 reserves about 10 GiB per wasm memory)."""
+
+
 @dataclass(frozen=True)
 class Caps:
-    """What one step may take of the grading machine: each of its processes at most
-    `memory_bytes` of address space (RLIMIT_AS) and `cpu_seconds` of CPU time (RLIMIT_CPU), so
-    one build that allocates or spins without end cannot take the whole sweep with it."""
+    """What one step may take of the grading machine: `memory_bytes` of memory and, for each of
+    its processes, `cpu_seconds` of CPU time (RLIMIT_CPU), so one build that allocates or spins
+    without end cannot take the whole sweep with it."""
 
     memory_bytes: int
     cpu_seconds: int
+    cgroups: CgroupParent | None = None
+    """Where each step gets a cgroup capping its whole process tree; None: RLIMIT_DATA per process."""
 
-    def argv(self) -> list[str]:
-        """The command prefix that sets the caps and then runs the step (`prlimit`, else Python)."""
+    @property
+    def memory_by(self) -> str:
+        """The key of :data:`MEMORY_SCOPES` that applies."""
+        return self.cgroups.limit_file if self.cgroups is not None else "RLIMIT_DATA"
+
+    @contextmanager
+    def applied(self) -> Iterator[AppliedCaps]:
+        """The caps of one step: its command prefix, and after it whether it went over the memory cap."""
+        if self.cgroups is None:
+            yield AppliedCaps(self._limits(data=True), None)
+            return
+        group = self.cgroups.create(self.memory_bytes)
+        try:
+            yield AppliedCaps([*group.argv(), *self._limits(data=False)], group)
+        finally:
+            group.remove()
+
+    def _limits(self, data: bool) -> list[str]:
+        """The command prefix that sets the rlimits and then runs the step (`prlimit`, else Python)."""
+        memory = str(self.memory_bytes) if data else "unlimited"
         found = shutil.which("prlimit")
         if found is not None:
-            return [found, f"--as={self.memory_bytes}", f"--cpu={self.cpu_seconds}", "--"]
-        return [sys.executable, "-c", _SET_LIMITS, str(self.memory_bytes), str(self.cpu_seconds)]
+            return [found, *([f"--data={memory}"] if data else []), f"--cpu={self.cpu_seconds}", "--"]
+        return [sys.executable, "-c", _SET_LIMITS, memory, str(self.cpu_seconds)]
 
-    def record(self) -> dict[str, int]:
-        return {"memory_cap": self.memory_bytes, "cpu_cap_s": self.cpu_seconds}
+    def record(self) -> dict[str, str | int]:
+        return {"memory_cap": self.memory_bytes, "memory_cap_by": self.memory_by, "cpu_cap_s": self.cpu_seconds}
 
 
-_SET_LIMITS = ("import os, resource, sys; memory, cpu = int(sys.argv[1]), int(sys.argv[2]); "
-               "resource.setrlimit(resource.RLIMIT_AS, (memory, memory)); "
+@dataclass(frozen=True)
+class AppliedCaps:
+    """The caps as one step runs under them."""
+
+    argv: list[str]
+    group: StepCgroup | None
+
+    def over_memory(self) -> bool | None:
+        """Whether the step's cgroup killed one of its processes for memory; None: no cgroup to ask."""
+        return None if self.group is None else self.group.oom_kills() > 0
+
+
+_SET_LIMITS = ("import os, resource, sys; memory, cpu = sys.argv[1], int(sys.argv[2]); "
+               "memory == 'unlimited' or resource.setrlimit(resource.RLIMIT_DATA, (int(memory), int(memory))); "
                "resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu)); os.execvp(sys.argv[3], sys.argv[3:])")
 """What `prlimit` does, where util-linux is missing."""
 
@@ -114,12 +162,22 @@ class Sandbox:
         """What results.json says a step had, e.g. `{"sandbox": "bwrap", "network": False, "memory_cap": ...}`."""
         return {"sandbox": self.kind, "network": self.allows_network(step), **(self.caps.record() if self.caps else {})}
 
-    def wrap(self, argv: list[str], workdir: Path, env: Mapping[str, str], step: str) -> tuple[list[str], dict[str, str]]:
-        """The command line and environment that run `argv` in `workdir`, confined.
+    @contextmanager
+    def capped(self) -> Iterator[AppliedCaps]:
+        """The caps of one step (none when uncapped), to prefix :meth:`wrap`'s command with."""
+        if self.caps is None:
+            yield AppliedCaps([], None)
+        else:
+            with self.caps.applied() as applied:
+                yield applied
+
+    def wrap(self, argv: list[str], workdir: Path, env: Mapping[str, str], step: str,
+             caps: Sequence[str] = ()) -> tuple[list[str], dict[str, str]]:
+        """The command line and environment that run `argv` in `workdir`, confined, under `caps`
+        (the prefix :meth:`capped` gives).
 
         The build's private home is :func:`home_for` `workdir`, made here when missing.
         """
-        caps = self.caps.argv() if self.caps is not None else []
         if self.bwrap is None:
             return [*caps, *argv], dict(env)
         home = home_for(workdir)
@@ -190,32 +248,48 @@ def session_sandbox(config: pytest.Config) -> Sandbox:
     return found
 
 
-def described(config: pytest.Config) -> dict[str, str | bool]:
-    """The session's sandbox for results.json and the summaries, without starting anything."""
+_caps_key = pytest.StashKey[Caps]()
+
+
+def session_caps(config: pytest.Config) -> Caps:
+    """The caps of this session's steps; where their memory cgroups go is probed once."""
+    if _caps_key not in config.stash:
+        config.stash[_caps_key] = Caps(int(config.getoption("tcab_build_memory")),
+                                       max(1, round(float(config.getoption("tcab_build_timeout")))), find_parent())
+    return config.stash[_caps_key]
+
+
+def described(config: pytest.Config) -> dict[str, str | bool | int]:
+    """The session's sandbox for results.json and the summaries, starting no bwrap (the memory
+    cgroup is probed, as the workers do: the summary says which memory cap applied)."""
+    memory = session_caps(config).record()
     if config.getoption("tcab_no_sandbox"):
         return {"sandbox": "none", "sandboxed": False,
-                "reason": "--tcab-no-sandbox: builds ran unconfined, with the caller's rights"}
-    described: dict[str, str | bool] = {"sandbox": "bwrap", "sandboxed": True,
-                                         "network": config.getoption("tcab_build_network")}
+                "reason": "--tcab-no-sandbox: builds ran unconfined, with the caller's rights", **memory}
+    described: dict[str, str | bool | int] = {"sandbox": "bwrap", "sandboxed": True,
+                                              "network": config.getoption("tcab_build_network"), **memory}
     probed = config.stash.get(_sandbox_key, None)
     if isinstance(probed, SandboxUnavailable):  # known where it was probed (not the xdist controller)
         described["unavailable"] = str(probed)
     return described
 
 
-def summary_line(sandbox: dict[str, str | bool]) -> str:
+def summary_line(sandbox: dict[str, str | bool | int]) -> str:
     """One line for the terminal summary and report.html: what confined the builds, or that nothing did."""
+    memory = ""
+    if "memory_cap_by" in sandbox:
+        memory = f"; memory cap: {size_text(int(sandbox['memory_cap']))}, {MEMORY_SCOPES[str(sandbox['memory_cap_by'])]}"
     if not sandbox["sandboxed"]:
-        return f"NOT SANDBOXED: {sandbox['reason']}"
+        return f"NOT SANDBOXED: {sandbox['reason']}{memory}"
     if "unavailable" in sandbox:
         return "sandbox: bwrap could not start, so no build step ran (see the build items)"
     reach = {"none": "no step", "install": "install steps only", "all": "every step"}[str(sandbox["network"])]
-    return f"sandbox: bwrap for every build step (network: {reach})"
+    return f"sandbox: bwrap for every build step (network: {reach}{memory})"
 
 
 def _probe(config: pytest.Config) -> Sandbox | SandboxUnavailable:
     network = config.getoption("tcab_build_network")
-    caps = Caps(int(config.getoption("tcab_build_memory")), max(1, round(float(config.getoption("tcab_build_timeout")))))
+    caps = session_caps(config)
     if config.getoption("tcab_no_sandbox"):
         return Sandbox(None, network, caps=caps)
     if not sys.platform.startswith("linux"):
@@ -228,9 +302,11 @@ def _probe(config: pytest.Config) -> Sandbox | SandboxUnavailable:
     with tempfile.TemporaryDirectory(prefix="tcab-probe-") as scratch:
         workdir = Path(scratch) / "build"
         workdir.mkdir()
-        argv, env = sandbox.wrap(["true"], workdir, {"PATH": DEFAULT_PATH}, "build")
         try:
-            done = subprocess.run(argv, check=False, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+            with sandbox.capped() as applied:
+                argv, env = sandbox.wrap(["true"], workdir, {"PATH": DEFAULT_PATH}, "build", applied.argv)
+                done = subprocess.run(argv, check=False, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                                      timeout=30)
         except (OSError, subprocess.TimeoutExpired) as exc:
             return SandboxUnavailable(f"the build sandbox cannot start: {found}: {exc}; {INSTALL_HINT}")
     if done.returncode != 0:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pytest_tcab.bounded import HeadTail
 from pytest_tcab.bounded import bound
+from pytest_tcab.run.build.sandbox import MEMORY_SCOPES
 from pytest_tcab.run.build.sandbox import Sandbox
 from pytest_tcab.run.media import size_text
 
@@ -69,6 +70,8 @@ class CommandResult:
     duration_s: float
     confinement: dict[str, str | bool | int] = field(default_factory=dict)
     """What the step had, as results.json records it: `{"sandbox": "bwrap", "network": False}`."""
+    over_memory_cap: bool | None = None
+    """Whether the step's cgroup killed a process of it for memory; None without a cgroup to ask."""
 
     @property
     def ok(self) -> bool:
@@ -78,7 +81,8 @@ class CommandResult:
     def figures(self) -> dict[str, object]:
         """The step as results.json records it: command, ending, time, output tail, sandbox."""
         return {"command": self.command, "returncode": self.returncode, "timed_out": self.timed_out,
-                "duration_s": round(self.duration_s, 3), "output": self.tail(200), **self.confinement}
+                "duration_s": round(self.duration_s, 3), "output": self.tail(200), **self.confinement,
+                **({} if self.over_memory_cap is None else {"over_memory_cap": self.over_memory_cap})}
 
     def tail(self, lines: int = 40) -> str:
         """The last ``lines`` lines of output, bounded: where build tools print the reason they failed."""
@@ -111,27 +115,30 @@ def run_command(
     (:func:`build_environment` is the usual one).
     """
     start = time.monotonic()
-    argv, full_env = sandbox.wrap(["bash", "-c", command], cwd, dict(os.environ if env is None else env), step)
-    proc = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env=full_env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    assert proc.stdout is not None  # stdout=PIPE
-    pgid = proc.pid  # start_new_session: the shell leads its own group
-    output = HeadTail(OUTPUT_CAP_BYTES)
-    with proc.stdout, selectors.DefaultSelector() as selector:
-        fd = proc.stdout.fileno()
-        selector.register(fd, selectors.EVENT_READ)
-        try:
-            timed_out = not _read_until_exit(proc, fd, selector, output, start + timeout_s)
-        finally:  # also on Ctrl-C: an interrupted run must not leave a build running
-            _end_group(proc, pgid)
-        _drain(fd, selector, output, time.monotonic() + DRAIN_S)
+    with sandbox.capped() as caps:
+        argv, full_env = sandbox.wrap(["bash", "-c", command], cwd, dict(os.environ if env is None else env), step,
+                                      caps.argv)
+        proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=full_env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        assert proc.stdout is not None  # stdout=PIPE
+        pgid = proc.pid  # start_new_session: the shell leads its own group
+        output = HeadTail(OUTPUT_CAP_BYTES)
+        with proc.stdout, selectors.DefaultSelector() as selector:
+            fd = proc.stdout.fileno()
+            selector.register(fd, selectors.EVENT_READ)
+            try:
+                timed_out = not _read_until_exit(proc, fd, selector, output, start + timeout_s)
+            finally:  # also on Ctrl-C: an interrupted run must not leave a build running
+                _end_group(proc, pgid)
+            _drain(fd, selector, output, time.monotonic() + DRAIN_S)
+        over_memory_cap = caps.over_memory()
     return CommandResult(
         command=command,
         returncode=proc.returncode,
@@ -139,6 +146,7 @@ def run_command(
         timed_out=timed_out,
         duration_s=time.monotonic() - start,
         confinement=sandbox.record(step),
+        over_memory_cap=over_memory_cap,
     )
 
 
@@ -363,13 +371,19 @@ _CPU_SIGNAL = signal.SIGXCPU.value
 
 
 def past_cap(result: CommandResult) -> str:
-    """`; past its memory cap (...)` when the step ended as a step over its caps does, else ``."""
+    """`; past its memory cap (...)` when the step ended as a step over its caps does, else ``.
+
+    A cgroup says whether it killed for memory; under RLIMIT_DATA the failed allocation is only
+    seen in what the program printed."""
     memory, cpu = result.confinement.get("memory_cap"), result.confinement.get("cpu_cap_s")
     if cpu is not None and result.returncode in (-_CPU_SIGNAL, 128 + _CPU_SIGNAL):
         return f"; past its CPU-time cap of {cpu} s (each process; the step timeout, --tcab-build-timeout)"
-    if memory is not None and OUT_OF_MEMORY.search(result.output):
-        return (f"; past its memory cap of {size_text(int(memory))} (each process's address space, "
-                "--tcab-build-memory)")
+    if memory is None:
+        return ""
+    over = result.over_memory_cap
+    if over or (over is None and OUT_OF_MEMORY.search(result.output)):
+        scope = MEMORY_SCOPES[str(result.confinement["memory_cap_by"])]
+        return f"; past its memory cap of {size_text(int(memory))} ({scope}, --tcab-build-memory)"
     return ""
 
 

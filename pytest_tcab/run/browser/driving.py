@@ -6,8 +6,8 @@ is bounded in Python: a page whose script never yields cannot hold the session."
 
 from __future__ import annotations
 
-import asyncio
 import base64
+import json
 import shutil
 import subprocess
 import time
@@ -75,23 +75,35 @@ class PageTimeout(Exception):
 
 
 def evaluate_within(page: Page, expression: str, arg: Any, timeout_s: float) -> Any:
-    """`page.evaluate`, bounded in Python: a page whose script never yields cannot hang it.
+    """`page.evaluate` of the function `expression` on `arg`, bounded outside the page: a page
+    whose script never yields or never settles cannot hang the session.
 
-    The sync API has no timeout for an evaluation, and Playwright's in-page waits need the page
-    to run their clean-up; so the evaluation's coroutine is awaited under `asyncio.timeout` on
-    the sync API's own loop (its `_sync`, the call every sync method makes).
+    `page.evaluate` has no timeout. `wait_for_function` has one, kept by Playwright's driver
+    rather than in the page's realm (which the page may rewrite), and it settles with what the
+    function's promise settles to. The answer comes back as one JSON text, a value the driver
+    hands over without calling into the page again: a page that spins right after answering
+    cannot hold it. None when the answer is not JSON of one value (the page rewrote `JSON`).
     """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     if timeout_s <= 0:
         raise PageTimeout
-
-    async def bounded() -> Any:
-        async with asyncio.timeout(timeout_s):
-            return await page._impl_obj.evaluate(expression, arg)
-
+    as_json = f"async (arg) => JSON.stringify([await ({expression})(arg)])"
     try:
-        return page._sync(bounded())
-    except TimeoutError:
+        answer = page.wait_for_function(as_json, arg=arg, timeout=max(1.0, timeout_s * 1000))
+    except PlaywrightTimeout:
         raise PageTimeout from None
+    text = answer.json_value()
+    answer.dispose()
+    try:
+        decoded = json.loads(text) if isinstance(text, str) and len(text) <= _EVALUATED_LIMIT else None
+    except (ValueError, RecursionError):
+        return None
+    return decoded[0] if isinstance(decoded, list) and len(decoded) == 1 else None
+
+
+_EVALUATED_LIMIT = 8 * ANSWER_LIMIT
+"""The most JSON text any page call may answer: a handle call's JSON inside its answer, escaped."""
 
 
 def call_handle(page: Page, handle: str, op: str, args: list[Any], timeout_s: float,

@@ -16,6 +16,7 @@ import numpy  # noqa: F401
 import PIL.Image  # noqa: F401
 import playwright.sync_api  # noqa: F401
 import pytest
+import wasmtime
 from sweep_suite import ARGS
 from sweep_suite import write_sweep_suite
 
@@ -115,6 +116,28 @@ def test_a_page_that_allocates_without_end_fails_its_own_run_only(pytester: pyte
     assert hog["items"]["check[title]"] == "failed" and hog["items"]["check[play]"] == "failed"
     assert good["status"] == "graded"
     assert good["items"]["check[title]"] == "passed" and good["items"]["check[play]"] == "passed"
+
+
+WASM_MODULE = bytes(wasmtime.wat2wasm('(module (memory (export "m") 1) (func (export "f") (result i32) i32.const 7))'))
+WASM_SCRIPT = f"""<script>
+  // Each wasm memory reserves about 10 GiB of address space: refused under an address-space cap.
+  const reserved = new WebAssembly.Memory({{ initial: 1 }});
+  const ready = WebAssembly.instantiate(Uint8Array.of({", ".join(map(str, WASM_MODULE))})).then(({{ instance }}) => {{
+    if (instance.exports.f() !== 7 || reserved.buffer.byteLength !== 65536) throw new Error("wasm answered wrong");
+  }});
+"""
+
+
+@needs_browser
+@pytest.mark.browser
+def test_a_page_that_instantiates_wasm_passes_under_the_default_caps(pytester: pytest.Pytester, runs: Path) -> None:
+    shutil.copytree(runs / "good", runs / "wasm")
+    page = (runs / "wasm/index.html").read_text()
+    page = page.replace("<script>", WASM_SCRIPT, 1).replace("settle: () => new Promise(",
+                                                            "settle: () => ready.then(() => new Promise(", 1)
+    (runs / "wasm/index.html").write_text(page.replace("done())) };", "done()))) };", 1))
+    result = pytester.runpytest(*ARGS, f"--tcab-run={runs / 'wasm'}", "--tcab-out=out", "-p", "no:randomly")
+    result.assert_outcomes(passed=3, skipped=1)  # the build, check[title], check[play]; the proof shot is left
 
 
 @needs_browser

@@ -258,10 +258,12 @@ def test_actions_drive_the_page(page: Page, pages_url: str) -> None:
          'actions[1] (call "hang"): window.__game.hang(...) did not settle within 2000 ms; its page was closed'),
         (Call(type="call", op="spin"), "__game",
          'actions[1] (call "spin"): window.__game.spin(...) did not settle within 2000 ms; its page was closed'),
+        (Call(type="call", op="tamper"), "__game",
+         'actions[1] (call "tamper"): window.__game.tamper(...) did not settle within 2000 ms; its page was closed'),
         (Key(type="key", key="NoSuchKey"), "__game", 'actions[1] (key "NoSuchKey"): '),
     ],
     ids=["no-method", "no-handle-declared", "no-handle-installed", "throws", "never-settles",
-         "never-returns", "unknown-key"],
+         "never-returns", "rewrites-its-built-ins", "unknown-key"],
 )
 def test_failing_action(page: Page, pages_url: str, action: Call | Key, handle: str | None,
                         error: str) -> None:

@@ -161,7 +161,8 @@ def add_options(parser: pytest.Parser) -> None:
                          "write one sweep of both")
     group.addoption(BUILD_MEMORY_OPTION, dest="tcab_build_memory", type=parse_size, default=4 * 2**30,
                     metavar="SIZE",
-                    help="address-space cap of each build and toolchain step, e.g. 4GiB (default), 512MiB; "
+                    help="memory cap of each build and toolchain step, e.g. 4GiB (default), 512MiB: of its whole "
+                         "process tree where the host gives a cgroup, else of each process (RLIMIT_DATA); "
                          "a step past it fails its run")
     group.addoption(PAGE_MEMORY_OPTION, dest="tcab_page_memory", type=parse_size, default=2**30, metavar="SIZE",
                     help="JavaScript heap cap of the pages of a build (default 1GiB); a page past it crashes, "

@@ -196,8 +196,8 @@ def test_the_snapshot_is_private_and_holds_only_reporter_side_material(pytester:
 def test_no_sandbox_is_said_in_every_output(pytester: pytest.Pytester, gauge: Path) -> None:
     result = run_build(pytester, "--tcab-no-sandbox", "--junitxml=junit.xml")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["NOT SANDBOXED: --tcab-no-sandbox: builds ran unconfined, with the caller's rights; "
-                                 "memory cap: 4096 MiB, *"])
+    result.stdout.fnmatch_lines([("NOT SANDBOXED: --tcab-no-sandbox: builds ran unconfined, with the caller's rights; "
+                                  "memory cap: 4096 MiB, *")])
     data = results(pytester)
     assert data["sandbox"].items() >= {"sandbox": "none", "sandboxed": False,
                                        "reason": "--tcab-no-sandbox: builds ran unconfined, with the caller's rights"}.items()

@@ -21,9 +21,9 @@ from sweep_suite import ARGS
 from sweep_suite import write_sweep_suite
 
 from pytest_tcab.run.browser.session import NO_BROWSER_REASON
+from pytest_tcab.run.browser.session import find_chromium
 from pytest_tcab.run.build import sandbox
 from pytest_tcab.run.build.cgroup import find_parent
-from pytest_tcab.run.browser.session import find_chromium
 
 needs_browser = pytest.mark.skipif(find_chromium(None) is None, reason=NO_BROWSER_REASON)
 HOSTILE_CONFTEST = 'open({marker!r}, "w").write("ran")\nraise SystemExit("a run took the grader")\n'
@@ -76,8 +76,8 @@ def test_a_build_that_allocates_without_end_fails_its_run_naming_the_cap(
                                 "--tcab-build-memory=256MiB", "--tcab-out=out")
     scope = ("each process's data segment, RLIMIT_DATA" if by == "RLIMIT_DATA"
              else "the step's whole process tree, a cgroup's memory.*")
-    result.stdout.fnmatch_lines([f"build failed: `python3 grow.py` exited *; past its memory cap of 256 MiB ({scope}, "
-                                 "--tcab-build-memory)"])
+    result.stdout.fnmatch_lines([(f"build failed: `python3 grow.py` exited *; past its memory cap of 256 MiB ({scope}, "
+                                  "--tcab-build-memory)")])
     rows = sweep_rows(pytester.path / "out")
     assert rows["game"]["status"] == "graded" and rows["game"]["items"]["build"] == "failed"
     assert rows["hero"]["items"] == {"asset[hero.png]": "passed"}  # the next run, graded as usual

@@ -18,11 +18,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pytest_tcab.run.context import run_folder_name
-from pytest_tcab.run.report.compare import SweepUnreadable
 from pytest_tcab.run.report.compare import read_sweep_rows
 from pytest_tcab.run.report.sweep import shape_problem
-from pytest_tcab.run.report.sweep import sweep_row
 
 JOURNAL_FILE = "journal.jsonl"
 
@@ -106,32 +103,13 @@ def journal_rows(out_dir: Path) -> dict[str, dict[str, Any]]:
 
 
 def resumable_rows(path: Path, option: str) -> list[dict[str, Any]]:
-    """Every run a sweep's folder `path` (or its sweep.json) says was finished: its sweep.json or
-    results.json, then each run folder's results.json, then the journal, the later winning.
+    """Every run a sweep's folder `path` says was finished: its journal's rows when it has one
+    (with or without a sweep.json beside it), else those of its sweep.json or results.json (a
+    single run's session, a merge). A run whose files were written but whose journal line was
+    not (killed in between) was still in flight: it is graded again.
 
-    Raises SweepUnreadable when none of these is there, or a sweep.json is there and broken.
+    Raises SweepUnreadable when there is neither.
     """
-    rows: dict[str, dict[str, Any]] = {}
-    try:
-        rows.update((row["run"], row) for row in read_sweep_rows(path, option))
-    except SweepUnreadable:
-        # A sweep killed before its first sweep.json still left its journal and run folders.
-        if not path.is_dir() or not ((path / JOURNAL_FILE).exists() or any(path.glob("*/results.json"))):
-            raise
-    if path.is_dir():
-        for results in sorted(path.glob("*/results.json")):
-            rows.update((row["run"], row) for row in _folder_rows(results, path))
-        rows.update(journal_rows(path))
-    return list(rows.values())
-
-
-def _folder_rows(results: Path, top: Path) -> list[dict[str, Any]]:
-    """The rows of a run folder's own results.json (a run written whole before its journal line)."""
-    try:
-        data = json.loads(results.read_text(encoding="utf-8"))
-        runs = [run for run in data["runs"] if run_folder_name(run["run"]) == results.parent.name]
-        report = (results.parent / "report.html").relative_to(top).as_posix()
-        rows = [sweep_row(run, report) for run in runs]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return []
-    return [row for row in rows if shape_problem({"runs": [row]}) is None]
+    if path.is_dir() and (path / JOURNAL_FILE).is_file():
+        return list(journal_rows(path).values())
+    return read_sweep_rows(path, option)

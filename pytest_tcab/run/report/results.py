@@ -2,7 +2,10 @@
 
 Each run item's report carries its run's identity and its figures (`report.tcab`, see
 `RunItem`), so the recorder needs nothing from collection: it reads reports, which is also
-what reaches the controller under pytest-xdist. It writes `results.json` (and the HTML report) once, at the session's end.
+what reaches the controller under pytest-xdist. It writes `results.json` (and the HTML report)
+at the session's end; in a sweep, each run's own slice (`run_results`) is written by the sweep as
+that run ends (its last item's teardown report says `run_finished`, with the items of the run
+deselected where it ran and the versions that graded it).
 """
 
 from __future__ import annotations

@@ -96,7 +96,7 @@ def test_a_killed_sweep_resumes_to_the_uninterrupted_rows(pytester: pytest.Pytes
     assert resumed.ret == pytest.ExitCode.OK, resumed.stdout.str()
     for name in finished:  # finished before the kill: not graded again
         assert f"{name}/.tcab/run.toml::" not in resumed.stdout.str()
-    resumed.stdout.fnmatch_lines([f"*run */4 c-game: graded, 2 passed 1 skipped (*)*"])
+    resumed.stdout.fnmatch_lines(["*run */4 c-game: graded, 2 passed 1 skipped (*)*"])
     whole = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", "--tcab-out=whole", *xdist)
     assert whole.ret == pytest.ExitCode.OK
     assert rows(out) == rows(pytester.path / "whole")
@@ -139,8 +139,8 @@ def test_shards_by_index_merge_into_the_unsharded_sweep(pytester: pytest.Pyteste
 
 @pytest.mark.parametrize(("value", "environment", "said"), [
     ("auto/4", {}, "*none of JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX is set*"),
-    ("auto/4", {"SLURM_ARRAY_TASK_ID": "4"}, "*(SLURM_ARRAY_TASK_ID='4'): the shard index must be a whole number "
-                                             "from 0 to 3*"),
+    ("auto/4", {"SLURM_ARRAY_TASK_ID": "4"}, ("*(SLURM_ARRAY_TASK_ID='4'): the shard index must be a whole number "
+                                             "from 0 to 3*")),
     ("4/4", {}, "*'4/4': the shard index must be a whole number from 0 to 3*"),
     ("1/0", {}, "*'1/0' is not I/N or auto/N*"),
 ])

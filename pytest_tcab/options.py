@@ -35,6 +35,9 @@ NETWORK_POLICIES = ("none", "install", "all")
 """`--tcab-build-network`: which steps reach the network (`install` means install steps only)."""
 SHARDS_OPTION = "--tcab-shards"
 RESUME_OPTION = "--tcab-resume"
+SHARD_OPTION = "--tcab-shard"
+SHARD_INDEX_VARIABLES = ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "AWS_BATCH_JOB_ARRAY_INDEX")
+"""Where `--tcab-shard=auto/N` finds I: a Kubernetes Indexed Job, a Slurm array, an AWS Batch array job."""
 COMPARE_OPTION = "--tcab-compare"
 MEDIA_OPTION = "--tcab-media"
 MEDIA_MODES = ("all", "failed", "none")
@@ -113,6 +116,29 @@ def parse_shards(text: str) -> int:
     if not text.strip().isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of shards (1 or more)")
     return int(text)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`--tcab-shard` as (I, N): `I/N` with 0 <= I < N, or `auto/N` with I from the first of
+    `SHARD_INDEX_VARIABLES` the environment sets (argparse `type`)."""
+    import os
+
+    index, _, count = text.strip().partition("/")
+    if not count.strip().isdigit() or int(count) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not I/N or auto/N (N shards, 1 or more), e.g. 0/4")
+    if index.strip() == "auto":
+        named = next(((name, os.environ[name]) for name in SHARD_INDEX_VARIABLES if os.environ.get(name, "").strip()),
+                     None)
+        if named is None:
+            raise argparse.ArgumentTypeError(f"{text!r}: none of {', '.join(SHARD_INDEX_VARIABLES)} is set, so "
+                                             "there is no shard index to take; give I/N")
+        where, index = f" ({named[0]}={named[1]!r})", named[1]
+    else:
+        where = ""
+    if not index.strip().isdigit() or not 0 <= int(index) < int(count):
+        raise argparse.ArgumentTypeError(f"{text!r}{where}: the shard index must be a whole number from 0 to "
+                                         f"{int(count) - 1}")
+    return int(index), int(count)
 
 
 def parse_milliseconds(text: str) -> float:
@@ -197,6 +223,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(SHARDS_OPTION, dest="tcab_shards", type=parse_shards, metavar="N",
                     help="with --tcab-matrix in run mode: N entries, the runs dealt between them (default: one "
                          "entry per run)")
+    group.addoption(SHARD_OPTION, dest="tcab_shard", type=parse_shard, metavar="I/N|auto/N",
+                    help="grade only shard I (0 to N-1) of the runs, chosen by a hash of each run's name (adding "
+                         "runs moves none of the others); auto/N takes I from JOB_COMPLETION_INDEX, "
+                         "SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX; join the shards with --tcab-merge")
     group.addoption(MERGE_OPTION, dest="tcab_merge", metavar="DIR", action="append",
                     help="merge the results.json (and sweep.json) of each shard DIR (repeat the option) into one "
                          "results.json and report.html (and one sweep) in --tcab-out; runs no tests")

@@ -168,6 +168,7 @@ def _register_sweep(config: pytest.Config, recorder: ResultsRecorder) -> None:
     from pytest_tcab.run.collect import skip_graded
     from pytest_tcab.run.report.compare import SweepUnreadable
     from pytest_tcab.run.report.compare import read_sweep_rows
+    from pytest_tcab.run.report.journal import resumable_rows
     from pytest_tcab.run.report.sweep import GRADED
     from pytest_tcab.run.report.sweep_files import SweepWriter
 
@@ -178,12 +179,13 @@ def _register_sweep(config: pytest.Config, recorder: ResultsRecorder) -> None:
             previous = (str(config.getoption("tcab_compare")), read_sweep_rows(path, COMPARE_OPTION))
         if config.getoption("tcab_resume"):
             path = Path(config.getoption("tcab_resume"))
-            graded = [row for row in read_sweep_rows(path, RESUME_OPTION) if row["status"] == GRADED]
+            graded = [row for row in resumable_rows(path, RESUME_OPTION) if row["status"] == GRADED]
             skip_graded(config, [row["run"] for row in graded])
             resumed = (path if path.is_dir() else path.parent, graded)
     except SweepUnreadable as exc:
         raise pytest.UsageError(str(exc)) from None
-    writer = SweepWriter(config, _out_dir(config), recorder, previous=previous, resumed=resumed)
+    live = len(run_folders(config)) + len(missing_folders(config)) > 1 or resumed is not None
+    writer = SweepWriter(config, _out_dir(config), recorder, previous=previous, resumed=resumed, live=live)
     config.pluginmanager.register(writer, "tcab-sweep")
 
 

@@ -19,6 +19,7 @@ only where it resolves runs.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections import Counter
 from collections.abc import Iterable
@@ -150,6 +151,13 @@ def skip_graded(config: pytest.Config, labels: Iterable[str]) -> None:
     config.stash[_graded_before_key] = frozenset(labels)
 
 
+def in_shard(label: str, shard: tuple[int, int]) -> bool:
+    """Whether the run `label` is in shard (I, N) of `--tcab-shard`: its name's hash decides, so a
+    run stays in its shard whatever other runs are added."""
+    index, count = shard
+    return int.from_bytes(hashlib.sha256(label.encode("utf-8")).digest()[:8], "big") % count == index
+
+
 def session_runs(config: pytest.Config) -> SessionRuns:
     """The session's runs, resolved once (per xdist worker)."""
     if _session_runs_key not in config.stash:
@@ -171,14 +179,16 @@ def _resolve(config: pytest.Config) -> SessionRuns:
     graded_before = config.stash.get(_graded_before_key, frozenset())
     resolved: dict[Path, RunContext | TcabError | None] = {}
     for run in given:
-        if labels[run.folder] in graded_before:
-            resolved[run.folder] = None  # resumed: graded by the earlier sweep
-            continue
         try:
             resolved[run.folder] = _run(config, run.folder, labels[run.folder])
         except TcabError as exc:
             resolved[run.folder] = exc
     _play_together(config, given, resolved)
+    shard = config.getoption("tcab_shard", None)
+    for folder, entry in resolved.items():
+        label = entry.label if entry is not None and not isinstance(entry, TcabError) else labels[folder]
+        if label in graded_before or (shard is not None and not in_shard(label, shard)):
+            resolved[folder] = None  # resumed (graded by the earlier sweep), or another shard's
     from pytest_tcab.run.build.sandbox import hide_from_builds
 
     hide_from_builds(config, [run.folder for run in given])

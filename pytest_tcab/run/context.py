@@ -9,6 +9,7 @@ first use) and the loopback server of its static output. How a session finds its
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import shutil
 import tempfile
@@ -161,6 +162,17 @@ class RunContext:
         }
 
 
+TOP_FILES = frozenset({"results.json", "report.html", "sweep.json", "index.html", "journal.jsonl",
+                       "journal.jsonl.previous"})
+"""What a sweep writes at the top of `--tcab-out`: no run's folder may take one of these names."""
+
+
 def run_folder_name(label: str) -> str:
-    """A run's label as the name of its folder under `--tcab-out`."""
-    return re.sub(r"[^A-Za-z0-9_.@#-]+", "_", label).strip("_") or "run"
+    """A run's label as the name of its folder under `--tcab-out`: one path part, never `.` or
+    `..`, a dot-file, one of the sweep's own files, or longer than a file name may be."""
+    name = re.sub(r"[^A-Za-z0-9_.@#-]+", "_", label).strip("_") or "run"
+    if name.startswith(".") or name in TOP_FILES:
+        name = f"run-{name}"
+    if len(name) > 120:
+        name = f"{name[:100]}-{hashlib.sha256(label.encode()).hexdigest()[:16]}"
+    return name

@@ -19,6 +19,8 @@ from pytest_tcab.failures import item_failure
 from pytest_tcab.nodeids import match_saved_form
 from pytest_tcab.outcomes import NOT_GRADED_PROPERTY
 from pytest_tcab.outcomes import not_graded_reason
+from pytest_tcab.run.report.versions import graded_by
+from pytest_tcab.run.report.versions import note_browser
 from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import load
 
@@ -104,8 +106,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if call.when != "teardown":
             item.publish_figures()  # before the teardown report, the one JUnit reads properties from
         report.tcab = item.report_data()
+        if call.when == "call":
+            note_browser(item, item.run.label)
         if call.when == "teardown" and item.stash.get(_last_of_run_key, False):
             report.tcab["run_finished"] = True
+            report.tcab["graded_by"] = graded_by(item.config, item.run.label)
     return report
 
 

@@ -5,8 +5,8 @@ Runs are grouped as the public Test Cabinet groups them: by the (harness, model)
 merging harnesses. A run that was not graded is counted beside the mean, never in it; so is a
 graded run without a score of its own (a tournament) or a partial one (`-k`, `-m` left items out). The interval's resampling is seeded
 from the sorted names of the runs it covers, so the same runs always give the same interval.
-A cell whose runs mix case versions or variants (or engines) is flagged as confounded: its
-mean averages different tests. The board presents the figures; it names no winner.
+A cell whose runs mix case versions or variants (or engines), or were graded by different
+versions of a tool, is flagged as confounded: its mean averages different tests. The board presents the figures; it names no winner.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 from pytest_tcab.run.report.sweep import GRADED
 from pytest_tcab.run.report.sweep import NOT_GRADED
+from pytest_tcab.run.report.versions import mixed_tools
 
 RESAMPLES = 4000
 CONFIDENCE = 0.95
@@ -39,6 +40,8 @@ def _cell(harness: str, model: str, case: str, rows: list[dict[str, Any]]) -> di
     mixed = {part: sorted({str(row.get(part)) for row in rows})
              for part in ("version", "variant", "engine")}
     confounded = [part for part, values in mixed.items() if len(values) > 1]
+    mixed["tool"] = mixed_tools(rows)  # graded by different versions (Chromium, Node, wasmtime, the plugin)
+    confounded += ["tool"] if mixed["tool"] else []
     low, high = bootstrap_interval(scores, [row["run"] for row in scored])
     return {
         "harness": harness or None,

@@ -108,6 +108,8 @@ def merge(config: pytest.Config, shards: list[Path], out_dir: Path) -> dict[str,
                 raise pytest.UsageError(_conflict(f"run {identity['run']!r}", origin[identity["run"]], shard,
                                            _describe(record.identity), _describe(identity)))
             origin.setdefault(identity["run"], shard)
+            if isinstance(run.get("graded_by"), dict):
+                record.graded_by = record.graded_by or dict(run["graded_by"])
             for item in run["items"]:
                 entry = _moved({key: value for key, value in item.items() if key != "nodeid"}, moved)
                 known = record.items.setdefault(item["nodeid"], entry)

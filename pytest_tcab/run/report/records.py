@@ -18,6 +18,8 @@ class RunRecord:
     """Items of the run that `-k`, `-m`, `--lf` or a node id left out: a partial run."""
     not_graded: str | None = None
     """Why some of its items never ran though the session meant to run them (it was interrupted)."""
+    graded_by: dict[str, str] = field(default_factory=dict)
+    """The versions of the tools that graded it (`run.report.versions`)."""
 
     def counts(self) -> Counter[str]:
         return Counter(item["outcome"] for item in self.items.values())

@@ -2,7 +2,10 @@
 
 Each run item's report carries its run's identity and its figures (`report.tcab`, see
 `RunItem`), so the recorder needs nothing from collection: it reads reports, which is also
-what reaches the controller under pytest-xdist. It writes `results.json` (and the HTML report) once, at the session's end.
+what reaches the controller under pytest-xdist. It writes `results.json` (and the HTML report)
+at the session's end; in a sweep, each run's own slice (`run_results`) is written by the sweep as
+that run ends (its last item's teardown report says `run_finished`, with the items of the run
+deselected where it ran and the versions that graded it).
 """
 
 from __future__ import annotations
@@ -68,17 +71,32 @@ class ResultsRecorder:
             self._deselect(nodeid, data)
         self.expected.update(output.get(_EXPECTED_OUTPUT, {}))
 
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        """A run's finished report takes along the items of it that were deselected here (an
+        xdist worker's, which the controller would otherwise learn of only at the end)."""
+        report = yield
+        data = getattr(report, "tcab", None)
+        if data and data.get("run_finished"):
+            record = self.runs.get(data["run"]["run"])
+            if record is not None and record.deselected:
+                data["deselected"] = dict(record.deselected)
+        return report
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data: dict[str, Any] | None = getattr(report, "tcab", None)
         if not data:
             return
+        identity: dict[str, str] = data["run"]
+        run = self.runs.setdefault(identity["run"], RunRecord(identity))
+        if data.get("run_finished"):
+            run.deselected.update(data.get("deselected", {}))
+            run.graded_by = dict(data.get("graded_by", {}))
         if report.when != "call" and not (report.failed or report.skipped):
             return
         props: dict[str, Any] = dict(report.user_properties)
-        identity: dict[str, str] = data["run"]
         item: dict[str, str] = data["item"]
         figures: dict[str, Any] = data["figures"]
-        run = self.runs.setdefault(identity["run"], RunRecord(identity))
         entry = run.items.setdefault(report.nodeid, {"kind": item["kind"], "id": item["id"]})
         entry["outcome"] = _outcome(report, props)
         entry["duration_s"] = round(entry.get("duration_s", 0.0) + report.duration, 3)
@@ -105,19 +123,27 @@ class ResultsRecorder:
 
     # -- writing -------------------------------------------------------------------------
     def results(self) -> dict[str, Any]:
+        """results.json of every run recorded so far."""
+        return {**self._session_part(), "runs": [self._run(record) for _, record in sorted(self.runs.items())]}
 
-        runs = []
-        for label, record in sorted(self.runs.items()):
-            partial = {"partial": True, "deselected": [dict(nodeid=nodeid, **item) for nodeid, item
-                                                       in sorted(record.deselected.items())]}
-            runs.append({
-                "media": self.config.getoption("tcab_media"), **record.identity,
-                **({"not_graded": record.not_graded} if record.not_graded else {}),
-                "counts": dict(sorted(record.counts().items())),
-                **(partial if record.deselected else {"partial": False}),
-                "items": [dict(nodeid=nodeid, **entry) for nodeid, entry in sorted(record.items.items())],
-                **for_run(self.config, record),
-            })
+    def run_results(self, label: str) -> dict[str, Any]:
+        """results.json of the run `label` alone, as its own folder of a sweep holds it."""
+        return {**self._session_part(), "runs": [self._run(self.runs[label])]}
+
+    def _run(self, record: RunRecord) -> dict[str, Any]:
+        partial = {"partial": True, "deselected": [dict(nodeid=nodeid, **item) for nodeid, item
+                                                   in sorted(record.deselected.items())]}
+        return {
+            "media": self.config.getoption("tcab_media"), **record.identity,
+            **({"not_graded": record.not_graded} if record.not_graded else {}),
+            "counts": dict(sorted(record.counts().items())),
+            **(partial if record.deselected else {"partial": False}),
+            "items": [dict(nodeid=nodeid, **entry) for nodeid, entry in sorted(record.items.items())],
+            **({"graded_by": record.graded_by} if record.graded_by else {}),
+            **for_run(self.config, record),
+        }
+
+    def _session_part(self) -> dict[str, Any]:
         from pytest_tcab.run.build.sandbox import described
         from pytest_tcab.run.build.snapshot import suite_changes
 
@@ -125,7 +151,7 @@ class ResultsRecorder:
         changed = suite_changes(self.config)
         if changed is not None:  # checked when the session ended: a failure of the whole session
             data["suite_changed"] = changed
-        return {**data, "runs": runs}
+        return data
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -139,16 +165,17 @@ class ResultsRecorder:
             workeroutput[_EXPECTED_OUTPUT] = self.expected
             return
         self._interrupted(session)
-        if not self.runs:
-            return
-        self.out_dir.mkdir(parents=True, exist_ok=True)
+        if not self.runs and self.config.getoption("tcab_shard", None) is None:
+            return  # a shard writes its results.json even with no run in it: the merge reads every shard
         data = self.data = self.results()
-        path = self.out_dir / "results.json"
-        path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
-        self.written = [path]
-        from pytest_tcab.run.report.html import write_report
+        from pytest_tcab.run.report.html import SELF_CONTAINED
+        from pytest_tcab.run.report.html import Media
+        from pytest_tcab.run.report.html import render
+        from pytest_tcab.run.report.journal import write_whole
 
-        self.written.append(write_report(data, self.out_dir, self.config.getoption("tcab_report")))
+        report = render(data, Media(self.out_dir, self.config.getoption("tcab_report") == SELF_CONTAINED))
+        self.written = [write_whole(self.out_dir / "results.json", json.dumps(data, indent=2) + "\n"),
+                        write_whole(self.out_dir / "report.html", report)]
         _junit_suite_properties(self.config, data)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -45,6 +45,7 @@ def sweep_row(run: dict[str, Any], report: str | None) -> dict[str, Any]:
         "partial": bool(run.get("partial")),
         "report": report,
         "items": {item_key(item): item["outcome"] for item in items},
+        **({"graded_by": dict(run["graded_by"])} if run.get("graded_by") else {}),
     }
 
 

@@ -4,12 +4,20 @@ under `--tcab-out`, and at the top sweep.json and index.html; and the sweep's te
 The rows come from the session's results.json data (every run it graded), the runs that could
 not be collected (their collection report, or a `--tcab-run` folder that is not there) and, with
 `--tcab-resume`, the runs an earlier sweep graded; `--tcab-compare` adds what changed since one.
+
+A sweep is written as it goes: when a run's last item has ended (its finished teardown report,
+logged where results are recorded: the serial process or the xdist controller), its folder's
+files are written whole, its row is appended to the journal (`journal`), a progress line is
+printed, and sweep.json and index.html are rewritten from the rows so far (at most every
+`REWRITE_EVERY_S`); at the end, every file once more from the whole session.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +25,16 @@ import pytest
 
 from pytest_tcab.options import RUN_OPTION
 from pytest_tcab.run.context import run_folder_name
+from pytest_tcab.run.report import journal
 from pytest_tcab.run.report.compare import change_lines
 from pytest_tcab.run.report.compare import compare
-from pytest_tcab.run.report.html import write_report
+from pytest_tcab.run.report.html import SELF_CONTAINED
+from pytest_tcab.run.report.html import Media
+from pytest_tcab.run.report.html import render
 from pytest_tcab.run.report.index import write_index
 from pytest_tcab.run.report.leaderboard import leaderboard
 from pytest_tcab.run.report.leaderboard import table_lines
+from pytest_tcab.run.report.progress import Progress
 from pytest_tcab.run.report.results import ResultsRecorder
 from pytest_tcab.run.report.sweep import BAD_INPUT
 from pytest_tcab.run.report.sweep import GRADED
@@ -31,26 +43,42 @@ from pytest_tcab.run.report.sweep import SWEEP_FILE
 from pytest_tcab.run.report.sweep import bad_input_row
 from pytest_tcab.run.report.sweep import sweep_row
 
+REWRITE_EVERY_S = 3.0
+"""The live sweep.json and index.html are rewritten at most this often (and always at the end)."""
+
 
 def write_sweep(data: dict[str, Any], out_dir: Path, *, form: str, media: str, extra_rows: list[dict[str, Any]],
-                previous: tuple[str, list[dict[str, Any]]] | None = None) -> list[Path]:
+                previous: tuple[str, list[dict[str, Any]]] | None = None,
+                progress: dict[str, Any] | None = None) -> list[Path]:
     """Write every run's folder, sweep.json and index.html (with what changed since the `previous`
     rows, when given: where they came from, and the rows); returns sweep.json's and index.html's paths."""
     rows = list(extra_rows)
-    session = {key: value for key, value in data.items() if key != "runs"}
     for run in data["runs"]:
-        if not in_sweep(run):
-            continue
-        folder = out_dir / run_folder_name(run["run"])
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "results.json").write_text(json.dumps({**session, "runs": [run]}, indent=2) + "\n", encoding="utf-8")
-        report = write_report({**session, "runs": [run]}, folder, form)
-        rows.append(sweep_row(run, report.relative_to(out_dir).as_posix()))
-    extra = {"compare": compare(rows, previous[1], previous[0])} if previous is not None else None
-    document = sweep_document(rows, tool=data.get("tool", {}), media=media, extra=extra)
-    path = out_dir / SWEEP_FILE
-    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    return [path, write_index(document, out_dir)]
+        if in_sweep(run):
+            rows.append(write_run(data, run, out_dir, form))
+    extra: dict[str, Any] = {"compare": compare(rows, previous[1], previous[0])} if previous is not None else {}
+    if progress is not None:
+        extra["progress"] = progress
+    return write_document(sweep_document(rows, tool=data.get("tool", {}), media=media, extra=extra), out_dir)
+
+
+def write_run(data: dict[str, Any], run: dict[str, Any], out_dir: Path, form: str) -> dict[str, Any]:
+    """Write the folder of `run` (one run of results.json `data`), each file whole; returns its row."""
+    folder = out_dir / run_folder_name(run["run"])
+    session = {key: value for key, value in data.items() if key != "runs"}
+    own = {**session, "runs": [run]}
+    journal.write_whole(folder / "results.json", json.dumps(own, indent=2) + "\n")
+    report = journal.write_whole(folder / "report.html", render(own, Media(folder, form == SELF_CONTAINED)))
+    return sweep_row(run, report.relative_to(out_dir).as_posix())
+
+
+def write_document(document: dict[str, Any], out_dir: Path) -> list[Path]:
+    """sweep.json and index.html of `document`, each replaced whole; returns their paths."""
+    path = journal.write_whole(out_dir / SWEEP_FILE, json.dumps(document, indent=2) + "\n")
+    staging = Path(tempfile.mkdtemp(prefix=".index-", dir=out_dir))
+    index = write_index(document, staging)
+    journal.replace_from(staging, out_dir)
+    return [path, out_dir / index.relative_to(staging)]
 
 
 def in_sweep(run: dict[str, Any]) -> bool:
@@ -74,11 +102,12 @@ def sweep_document(rows: list[dict[str, Any]], *, tool: dict[str, str], media: s
 
 class SweepWriter:
     """Registered in run mode: writes the sweep when the session graded (or was given) more than
-    one run, or compares with or resumes an earlier one; ends the terminal summary with its table."""
+    one run, or compares with or resumes an earlier one, as it goes when `live`; ends the
+    terminal summary with its table."""
 
     def __init__(self, config: pytest.Config, out_dir: Path, recorder: ResultsRecorder, *,
                  previous: tuple[str, list[dict[str, Any]]] | None = None,
-                 resumed: tuple[Path, list[dict[str, Any]]] | None = None) -> None:
+                 resumed: tuple[Path, list[dict[str, Any]]] | None = None, live: bool = False) -> None:
         self.config = config
         self.out_dir = out_dir
         self.recorder = recorder
@@ -86,10 +115,32 @@ class SweepWriter:
         """`--tcab-compare`: where the earlier sweep is, and its rows."""
         self.resumed = resumed
         """`--tcab-resume`: the earlier sweep's folder, and the rows of the runs it graded."""
+        self.live = live and not hasattr(config, "workerinput")
+        """Whether each run is written as it ends (a sweep, in the process that records results)."""
         self.bad: dict[str, dict[str, Any]] = {}
         """Rows of the runs that could not be collected, by run."""
+        self.rows: dict[str, dict[str, Any]] = {}
+        """The rows of the journal so far: the runs carried from the earlier sweep, then each finished run."""
+        self.progress = Progress(carried=len(resumed[1]) if resumed is not None else 0)
+        self._rewritten = float("-inf")
+        self._tool: dict[str, str] = {}
         self.document: dict[str, Any] | None = None
         self.written: list[Path] = []
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """Begin the journal (or go on with the one being resumed), the carried runs in it."""
+        if not self.live:
+            return
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        same = self.resumed is not None and self.resumed[0].resolve() == self.out_dir.resolve()
+        if not same:
+            journal.start(self.out_dir)
+        known = journal.journal_rows(self.out_dir)
+        for row in self._resumed_rows():
+            earlier = {key: value for key, value in row.items() if key != "resumed"}
+            if known.get(row["run"]) != earlier:
+                journal.append(self.out_dir, earlier)
+            self.rows[row["run"]] = row
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         found = getattr(report, "tcab_run", None)
@@ -97,24 +148,83 @@ class SweepWriter:
             reason = "; ".join(line.strip() for line in report.longreprtext.splitlines() if line.strip())
             self.bad[found["run"]] = bad_input_row(found["run"], found["source"], reason)
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if session.items:
+            self.progress.to_grade = len({run.label for item in session.items
+                                          if (run := getattr(item, "run", None)) is not None})
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """pytest-xdist's controller collects nothing: a worker's node ids say how many runs there are."""
+        from pytest_tcab.run.scheduling import run_scope
+
+        if self.progress.to_grade is None:
+            self.progress.to_grade = len({scope for nodeid in ids if (scope := run_scope(nodeid))})
+
+    @pytest.hookimpl(trylast=True)  # after the recorder has the report
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """A run's last item has ended: its folder, its journal line, its progress line, the live sweep."""
+        data = getattr(report, "tcab", None)
+        if not self.live or not data or not data.get("run_finished"):
+            return
+        label = data["run"]["run"]
+        results = self.recorder.run_results(label)
+        self._tool = results.get("tool", {})
+        try:
+            row = write_run(results, results["runs"][0], self.out_dir, self.config.getoption("tcab_report"))
+            journal.append(self.out_dir, row)
+        except OSError as exc:  # the grading machine's disk: the end of the session tries again
+            self._say(f"run {label}: could not be written to {self.out_dir} as it ended ({exc}); "
+                      "it is written at the end", yellow=True)
+            return
+        self.rows.pop(label, None)
+        self.rows[label] = row
+        self._say(self.progress.run_finished(row), yellow=row["status"] != GRADED)
+        if time.monotonic() - self._rewritten >= REWRITE_EVERY_S:
+            self._rewrite()
+
+    def _rewrite(self) -> None:
+        """sweep.json and index.html of the runs finished so far, and how far the sweep has come."""
+        rows = [*self.bad.values(), *self.rows.values()]
+        document = sweep_document(rows, tool=self._tool, media=self.config.getoption("tcab_media"),
+                                  extra={"progress": self.progress.document()})
+        try:
+            write_document(document, self.out_dir)
+        except OSError:
+            return  # the next run, or the end, writes it again
+        self._rewritten = time.monotonic()
+
+    def _say(self, line: str, **markup: bool) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(line, **markup)
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(self.config, "workerinput"):
             return
+        from pytest_tcab.run.collect import in_shard
         from pytest_tcab.run.collect import missing_folders
 
+        shard = self.config.getoption("tcab_shard", None)
         for folder in missing_folders(self.config):
+            if shard is not None and not in_shard(folder.name, shard):
+                continue  # another shard's
             self.bad.setdefault(folder.name, bad_input_row(folder.name, str(folder),
                                                            f"{RUN_OPTION}: {folder} is not a folder (it does not exist)"))
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a run that could not be graded
         data = self.recorder.data or self.recorder.results()
-        extra = [*self.bad.values(), *self._resumed_rows()]
-        if len([run for run in data["runs"] if in_sweep(run)]) + len(extra) < 2 and self.previous is None and self.resumed is None:
+        graded = {run["run"] for run in data["runs"] if in_sweep(run)}
+        carried = [row for row in (self.rows.values() if self.live else self._resumed_rows())
+                   if row.get("resumed") and row["run"] not in graded]
+        extra = [*self.bad.values(), *carried]
+        if len(graded) + len(extra) < 2 and self.previous is None and self.resumed is None:
             return
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.written = write_sweep(data, self.out_dir, form=self.config.getoption("tcab_report"),
-                                   media=self.config.getoption("tcab_media"), extra_rows=extra, previous=self.previous)
+                                   media=self.config.getoption("tcab_media"), extra_rows=extra, previous=self.previous,
+                                   progress=self.progress.document(done=True) if self.live else None)
         self.document = json.loads(self.written[0].read_text(encoding="utf-8"))
 
     def _resumed_rows(self) -> list[dict[str, Any]]:

@@ -1,0 +1,155 @@
+"""A sweep that dies loses only its runs in flight: killed with SIGKILL (serially or under -n 2) and
+resumed, it gives the uninterrupted sweep's rows; shards chosen by index merge back into the
+unsharded sweep; each finished run says so as it ends, and what graded it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sweep_suite import ARGS
+from sweep_suite import write_sweep_suite
+
+from pytest_tcab.run.report.journal import JOURNAL_FILE
+from pytest_tcab.run.report.journal import journal_rows
+
+pytestmark = pytest.mark.wasm
+
+GAME_MANIFEST = Path("suite/versions/v1.0.0/test-cases/game.toml")
+SLOW_BUILD = "if [ -f slow ]; then sleep 120; fi; mkdir -p dist && cp index.html dist/"
+"""The game's build: a run holding a file `slow` is still building when the sweep is killed."""
+SWEEP = Path("sweep")
+ORDER = ("a-hero", "b-game", "c-game", "d-hero")
+"""The runs in name order (serial order): two quick ones, the slow one, one after it."""
+WAIT_S = 90.0
+
+
+@pytest.fixture
+def sweep(pytester: pytest.Pytester) -> Path:
+    runs = write_sweep_suite(pytester.path)
+    manifest = pytester.path / GAME_MANIFEST
+    manifest.write_text(manifest.read_text().replace('build = "mkdir -p dist && cp index.html dist/"',
+                                                     f'build = "{SLOW_BUILD}"'))
+    folder = pytester.path / SWEEP
+    for name in ORDER:
+        shutil.copytree(runs / name.split("-")[1], folder / name)
+    return folder
+
+
+def rows(out: Path) -> dict[str, dict[str, Any]]:
+    """sweep.json's rows by run, without what differs between two gradings of the same runs."""
+    document = json.loads((out / "sweep.json").read_text())
+    return {row["run"]: {key: value for key, value in row.items() if key not in ("duration_s", "resumed")}
+            for row in document["runs"]}
+
+
+def kill_after_two_runs(pytester: pytest.Pytester, *extra: str) -> Path:
+    """Start the sweep in its own process group, wait for two journal lines, SIGKILL the group."""
+    out = pytester.path / "out"
+    command = [sys.executable, "-m", "pytest", *ARGS, f"--tcab-run={SWEEP}", f"--tcab-out={out}", *extra]
+    process = subprocess.Popen(command, cwd=pytester.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    deadline = time.monotonic() + WAIT_S
+    try:
+        while len(journal_rows(out)) < 2:
+            assert process.poll() is None, "the sweep ended before it was killed"
+            assert time.monotonic() < deadline, "no two runs finished in time"
+            time.sleep(0.05)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    return out
+
+
+def assert_whole(out: Path) -> None:
+    """Every file a run finished with is whole: results.json parses, report.html is closed."""
+    for results in out.glob("*/results.json"):
+        assert json.loads(results.read_text())["runs"]
+        assert (results.parent / "report.html").read_text().rstrip().endswith("</html>")
+
+
+@pytest.mark.parametrize("workers", [0, 2], ids=["serial", "n2"])
+def test_a_killed_sweep_resumes_to_the_uninterrupted_rows(pytester: pytest.Pytester, sweep: Path,
+                                                          workers: int) -> None:
+    xdist = ("-n", str(workers)) if workers else ("-p", "no:xdist")
+    (sweep / "c-game/slow").write_text("")
+    out = kill_after_two_runs(pytester, *xdist)
+    finished = journal_rows(out)
+    assert "c-game" not in finished and len(finished) >= 2
+    assert_whole(out)
+    for name in finished:
+        assert (out / name / "results.json").is_file()
+    with (out / JOURNAL_FILE).open("a") as torn:  # a line the kill cut short
+        torn.write('{"run": "c-game", "status": "gra')
+
+    (sweep / "c-game/slow").unlink()
+    resumed = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", f"--tcab-resume={out}",
+                                            f"--tcab-out={out}", "-v", *xdist)
+    assert resumed.ret == pytest.ExitCode.OK, resumed.stdout.str()
+    for name in finished:  # finished before the kill: not graded again
+        assert f"{name}/.tcab/run.toml::" not in resumed.stdout.str()
+    resumed.stdout.fnmatch_lines(["*run */4 c-game: graded, 2 passed 1 skipped (*)*"])
+    whole = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", "--tcab-out=whole", *xdist)
+    assert whole.ret == pytest.ExitCode.OK
+    assert rows(out) == rows(pytester.path / "whole")
+    assert set(journal_rows(out)) == set(ORDER)  # the torn line skipped, the lines after it whole
+    progress = json.loads((out / "sweep.json").read_text())["progress"]
+    assert (progress["finished"], progress["total"], progress["resumed"], progress["done"]) == (
+        4, 4, len(finished), True)
+
+
+def test_shards_by_index_merge_into_the_unsharded_sweep(pytester: pytest.Pytester, sweep: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", "--tcab-out=whole", "-p", "no:xdist")
+    assert whole.ret == pytest.ExitCode.OK
+    whole.stdout.fnmatch_lines([  # each run, as it ends
+        "run 1/4 a-hero: graded, 1 passed (* s); about * left",
+        "run 2/4 b-game: graded, 2 passed 1 skipped (* s); about * left",
+        "run 3/4 c-game: graded, 2 passed 1 skipped (* s); about * left",
+        "run 4/4 d-hero: graded, 1 passed (* s)",
+    ])
+    graded_by = json.loads((pytester.path / "whole/a-hero/results.json").read_text())["runs"][0]["graded_by"]
+    assert {"python", "pytest-tcab", "pytest", "wasmtime"} <= set(graded_by) and "chromium" not in graded_by
+    assert rows(pytester.path / "whole")["a-hero"]["graded_by"] == graded_by
+    assert not list((pytester.path / "whole").rglob("*.tmp"))  # every file renamed into place
+    shards = 2
+    merged_args = []
+    for index in range(shards):
+        monkeypatch.setenv("JOB_COMPLETION_INDEX", str(index))  # as a Kubernetes Indexed Job sets it
+        shard = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", f"--tcab-shard=auto/{shards}",
+                                              f"--tcab-out=shard-{index}", "-p", "no:xdist")
+        assert shard.ret in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED), shard.stdout.str()
+        assert (pytester.path / f"shard-{index}/results.json").is_file()
+        merged_args.append(f"--tcab-merge=shard-{index}")
+    graded = [run["run"] for index in range(shards)
+              for run in json.loads((pytester.path / f"shard-{index}/results.json").read_text())["runs"]]
+    assert sorted(graded) == sorted(ORDER)  # each run in one shard
+    merged = pytester.runpytest_subprocess(*ARGS, *merged_args, "--tcab-out=merged")
+    assert merged.ret == pytest.ExitCode.OK, merged.stdout.str()
+    assert rows(pytester.path / "merged") == rows(pytester.path / "whole")
+
+
+@pytest.mark.parametrize(("value", "environment", "said"), [
+    ("auto/4", {}, "*none of JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX is set*"),
+    ("auto/4", {"SLURM_ARRAY_TASK_ID": "4"}, ("*(SLURM_ARRAY_TASK_ID='4'): the shard index must be a whole number "
+                                             "from 0 to 3*")),
+    ("4/4", {}, "*'4/4': the shard index must be a whole number from 0 to 3*"),
+    ("1/0", {}, "*'1/0' is not I/N or auto/N*"),
+])
+def test_a_shard_index_out_of_range_is_a_usage_error(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                                     value: str, environment: dict[str, str], said: str) -> None:
+    for name in ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "AWS_BATCH_JOB_ARRAY_INDEX"):
+        monkeypatch.delenv(name, raising=False)
+    for name, text in environment.items():
+        monkeypatch.setenv(name, text)
+    result = pytester.runpytest(f"--tcab-shard={value}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([said])

@@ -19,8 +19,8 @@ import pytest
 from sweep_suite import ARGS
 from sweep_suite import write_sweep_suite
 
-from pytest_tcab.run.browser.session import NO_BROWSER_REASON
-from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
+from pytest_tcab.run.browser.discovery import find_chromium
 
 needs_browser = pytest.mark.skipif(find_chromium(None) is None, reason=NO_BROWSER_REASON)
 HOSTILE_CONFTEST = 'open({marker!r}, "w").write("ran")\nraise SystemExit("a run took the grader")\n'

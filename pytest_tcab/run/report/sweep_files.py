@@ -204,7 +204,7 @@ class SweepWriter:
         if hasattr(self.config, "workerinput"):
             return
         from pytest_tcab.run.collect import in_shard
-        from pytest_tcab.run.collect import missing_folders
+        from pytest_tcab.runs import missing_folders
 
         shard = self.config.getoption("tcab_shard", None)
         for folder in missing_folders(self.config):

@@ -19,8 +19,8 @@ from pytest_tcab.failures import item_failure
 from pytest_tcab.nodeids import match_saved_form
 from pytest_tcab.outcomes import NOT_GRADED_PROPERTY
 from pytest_tcab.outcomes import not_graded_reason
-from pytest_tcab.run.report.versions import graded_by
-from pytest_tcab.run.report.versions import note_browser
+from pytest_tcab.run.versions import graded_by
+from pytest_tcab.run.versions import note_browser
 from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import load
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from pytest_tcab.run.report.sweep import GRADED
 from pytest_tcab.run.report.sweep import NOT_GRADED
-from pytest_tcab.run.report.versions import mixed_tools
+from pytest_tcab.run.versions import mixed_tools
 
 RESAMPLES = 4000
 CONFIDENCE = 0.95

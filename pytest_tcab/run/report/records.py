@@ -19,7 +19,7 @@ class RunRecord:
     not_graded: str | None = None
     """Why some of its items never ran though the session meant to run them (it was interrupted)."""
     graded_by: dict[str, str] = field(default_factory=dict)
-    """The versions of the tools that graded it (`run.report.versions`)."""
+    """The versions of the tools that graded it (`run.versions`)."""
 
     def counts(self) -> Counter[str]:
         return Counter(item["outcome"] for item in self.items.values())

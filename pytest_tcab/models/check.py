@@ -17,7 +17,7 @@ class Wait(StrictModel):
     """Pause for `ms` milliseconds."""
 
     type: Literal["wait"]
-    """`wait`."""
+    """`wait`: pause for `ms` milliseconds."""
     ms: NonNegativeMs
     """Milliseconds to pause (0 to 600000)."""
 
@@ -26,7 +26,7 @@ class Key(StrictModel):
     """Press one key (a Playwright key name such as `Space` or `ArrowUp`)."""
 
     type: Literal["key"]
-    """`key`."""
+    """`key`: press one key."""
     key: Annotated[str, Field(min_length=1)]
     """A Playwright key name, such as `Space` or `ArrowUp`."""
 
@@ -35,7 +35,7 @@ class Hold(StrictModel):
     """Hold a key down for `ms` milliseconds."""
 
     type: Literal["hold"]
-    """`hold`."""
+    """`hold`: hold a key down for `ms` milliseconds."""
     key: Annotated[str, Field(min_length=1)]
     """A Playwright key name, such as `Space` or `ArrowUp`."""
     ms: NonNegativeMs
@@ -46,7 +46,7 @@ class Click(StrictModel):
     """Click at logical pixels of the viewport."""
 
     type: Literal["click"]
-    """`click`."""
+    """`click`: click at logical pixels of the viewport."""
     x: Annotated[float, Field(ge=0)]
     """Logical pixels from the viewport's left edge (0 or more)."""
     y: Annotated[float, Field(ge=0)]
@@ -57,7 +57,7 @@ class Call(StrictModel):
     """Call a method of the instrumentation handle, e.g. `window.__carom.reset()`."""
 
     type: Literal["call"]
-    """`call`."""
+    """`call`: call a method of the instrumentation handle."""
     op: Annotated[str, Field(pattern=r"^[A-Za-z_$][A-Za-z0-9_$]*$")]
     """The handle's method to call: a plain identifier (`reset` for `window.__carom.reset()`)."""
     args: list[Any] = []

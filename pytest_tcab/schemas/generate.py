@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,13 @@ class FileKind:
     @property
     def filename(self) -> str:
         return f"{self.name}.schema.json"
+
+    def model_for(self, data: Mapping[str, Any]) -> type[BaseModel] | None:
+        """The model the plugin validates a document of this kind with; None for a `type` none has."""
+        declared = data.get("type")
+        if isinstance(declared, str) and declared in self.models:
+            return self.models[declared]
+        return self.models.get("")
 
 
 _CATALOG = "**/test-cases/*/*/*/*"
@@ -216,6 +224,11 @@ def _toml(node: dict[str, Any]) -> dict[str, Any]:
     for key in _SUBSCHEMAS:
         if isinstance(node.get(key), dict):
             node[key] = _toml(node[key])
+    if len(node.get("patternProperties", ())) == 1 and "additionalProperties" not in node:
+        # pydantic spells a constrained table key as a pattern, which lets any other key through
+        ((pattern, value),) = node.pop("patternProperties").items()
+        node["propertyNames"] = {"pattern": pattern}
+        node["additionalProperties"] = value
     if "discriminator" in node:
         mapping = node.pop("discriminator")["mapping"]
         del node["oneOf"]

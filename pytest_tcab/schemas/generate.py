@@ -175,8 +175,13 @@ def schema(kind: FileKind) -> dict[str, Any]:
         root["description"] = head["description"]
         return {**head, **root, "$defs": defs}
     branches = {value: model.__name__ for value, model in kind.models.items() if value}
-    return {**head, **_by_type(branches, kind.models.get(""), kind.types, required="" not in kind.models),
-            "$defs": defs}
+    root = _by_type(branches, kind.models.get(""), kind.types, required="" not in kind.models)
+    # Every branch's keys, described but unconstrained, so an editor completes and explains them before
+    # `type` is written (the branch the document chose does the checking).
+    for model in sorted(models, key=lambda model: model is not kind.models.get("")):
+        for key, node in defs[model.__name__]["properties"].items():
+            root["properties"].setdefault(key, {"description": node["description"]})
+    return {**head, **root, "$defs": defs}
 
 
 def _by_type(branches: dict[str, str], default: type[BaseModel] | None, types: tuple[str, ...],

@@ -45,6 +45,7 @@ MEDIA_MODES = ("all", "failed", "none")
 BUILD_MEMORY_OPTION = "--tcab-build-memory"
 PAGE_MEMORY_OPTION = "--tcab-page-memory"
 REPORT_OPTION = "--tcab-report"
+SCHEMAS_OPTION = "--tcab-schemas"
 REPORT_FORMS = ("linked", "self-contained")
 """`--tcab-report`: report.html links its media beside it, or embeds them."""
 
@@ -238,6 +239,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--tcab-slowmo", dest="tcab_slowmo", type=parse_milliseconds, metavar="MS",
                     help="slow every Playwright operation of browser items down by MS milliseconds "
                          "(default 0, or pytest-playwright's --slowmo)")
+    group.addoption(SCHEMAS_OPTION, dest="tcab_schemas", action="store_true",
+                    help="write a JSON Schema for every TOML file kind into SUITE/.tcab-schemas/ and a .taplo.toml "
+                         "mapping the suite's layouts to them (editors then flag a mistake as it is typed), and "
+                         "exit without running tests")
     group.addoption(CAPTURE_BASELINES_OPTION, dest="tcab_capture_baselines", action="store_true",
                     help="drive every validation script against its variant's reference implementation and "
                          "write validation-baseline/<variant>/ into the version folder")

@@ -23,6 +23,7 @@ from pytest_tcab.layout import walk
 from pytest_tcab.options import COMPARE_OPTION
 from pytest_tcab.options import RESUME_OPTION
 from pytest_tcab.options import RUN_OPTION
+from pytest_tcab.options import SCHEMAS_OPTION
 from pytest_tcab.options import SUITE_OPTION
 from pytest_tcab.options import WASM_CACHE_OPTION  # noqa: F401 - re-exported for tests and users
 from pytest_tcab.options import WASM_TIMEOUT_OPTION  # noqa: F401 - re-exported for tests and users
@@ -90,6 +91,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(Merge(config, _out_dir(config)), "tcab-merge")
         return  # the session merges shards' results: it collects and runs nothing
+    if config.getoption("tcab_schemas"):
+        if root is None:
+            raise pytest.UsageError(f"{SCHEMAS_OPTION} needs {SUITE_OPTION}=SUITE: the suite to write them beside")
+        from pytest_tcab.schemas.editors import SchemaWriter
+
+        config.pluginmanager.register(SchemaWriter(root), "tcab-schemas")
+        return  # the session writes the editor schemas: it collects and runs nothing
     if root is not None:
         config.stash[configured_layout_key] = _suite_layout(root)
     if config.getoption("tcab_matrix"):

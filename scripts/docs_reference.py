@@ -11,6 +11,8 @@ reference cannot drift from the code:
 - `results-json`: every field results.json holds, from the code that writes it (an AST walk
   of the package: the dicts results.json is built from and every run item's `record(...)`).
 - `sweep-json`: every field of sweep.json, the same way (from `sweep_document` and its rows).
+- `schemas`: every TOML file kind's editor schema and where the layouts put it; `on_files`
+  publishes the schemas themselves under the site's `schemas/`.
 
 `python scripts/docs_reference.py` prints every generated section (to read them without a
 build); tests/unit/test_docs.py checks the hand-written pages against the same names.
@@ -714,11 +716,39 @@ def sweep_json_section() -> str:
 # -- the hook ---------------------------------------------------------------------------------
 
 
+# -- editor schemas ---------------------------------------------------------------------------
+
+SCHEMAS_URL = "schemas/"
+"""Where the site publishes the package's schemas (`<site>/schemas/<kind>.schema.json`): the files the
+package ships, copied as they are, so a URL serves what `--tcab-schemas` writes."""
+
+
+def schemas_section() -> str:
+    """The file kinds, where the layouts put them, and each one's schema (a link the site serves)."""
+    from pytest_tcab.schemas.generate import FILE_KINDS
+
+    rows = ["| File | Layout | Where (taplo globs) | Schema |", "|---|---|---|---|"]
+    for kind in FILE_KINDS:
+        globs = "<br>".join(f"`{glob}`" for glob in kind.globs)
+        rows.append(f"| `{kind.file}` | {kind.layout} | {globs} | [{kind.filename}](../{SCHEMAS_URL}{kind.filename}) |")
+    return "\n".join(rows)
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """mkdocs: publish the schemas the package ships under `schemas/` of the site (pages link them)."""
+    from mkdocs.structure.files import File
+
+    for path in sorted((PACKAGE / "schemas").glob("*.schema.json")):
+        files.append(File.generated(config, f"{SCHEMAS_URL}{path.name}", content=path.read_bytes()))
+    return files
+
+
 SECTIONS: dict[str, Callable[[], str]] = {
     "options": options_section,
     "item-kinds": item_kinds_section,
     "results-json": results_json_section,
     "sweep-json": sweep_json_section,
+    "schemas": schemas_section,
 }
 
 

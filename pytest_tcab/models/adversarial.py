@@ -75,8 +75,15 @@ class AdversarialTables(StrictModel):
     """What an adversarial case carries in either layout: a manifest and a definition share it."""
 
     build: AdversarialBuild
+    """How the produced crate becomes the controller's wasm module (`install`, `build`, `module`;
+    required)."""
     contract: AdversarialContract
+    """What the referee calls each tick, and the shape of what it exchanges (required)."""
     sandbox: AdversarialSandbox
+    """The bounds every controller plays under: `fuel_per_tick` and `max_memory_bytes` (required)."""
     simulation: Simulation
+    """The rules of the game and the clock of a match (required)."""
     match: Match
+    """How controllers are paired in the tournament (required)."""
     replay: Replay | None = None
+    """Optional: how a match is shown afterwards."""

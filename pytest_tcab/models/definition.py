@@ -64,7 +64,9 @@ class Requirement(StrictModel):
     """One RFC 2119 requirement of a specification: seeded, and graded by the suite's validators."""
 
     id: Id
+    """Stable id of the requirement, unique in the suite version (no dots)."""
     kind: Literal["functional", "non-functional"]
+    """`functional` or `non-functional`."""
     text: Text
     """The requirement, stated with an RFC 2119 keyword in capitals (MUST, SHOULD, MAY, ...)."""
     validators: list[RelPath] = []
@@ -77,10 +79,13 @@ class Specification(StrictModel):
     id: Id
     """The id definitions name in `specifications` (not the folder name)."""
     name: Text
+    """Display name (`{{this.name}}` in prompts)."""
     summary: Text
+    """One-line summary (`{{this.summary}}` in prompts)."""
     path: RelPath
     """Where the seeded document lands, under `specs/` of the run workspace."""
     requirement: list[Requirement] = []
+    """The specification's RFC 2119 requirements, each an `[[requirement]]` table."""
 
 
 class Asset(StrictModel):
@@ -89,7 +94,9 @@ class Asset(StrictModel):
     id: Id
     """Equal to the asset's folder name; definitions name the asset by it."""
     name: Text
+    """Display name of the asset."""
     kind: AssetKind
+    """What the asset is: `sprite`, `sprite-sheet`, `voxel`, `blender`, `particle`, `music` or `audio-fx`."""
     specification: Id
     """The id of the specification that describes this asset."""
     files: Annotated[list[RelPath], Field(min_length=1)]
@@ -105,8 +112,11 @@ class Toolchain(StrictModel):
     typecheck: Text
     """Required: a non-zero exit rates the run broken."""
     lint: Text | None = None
+    """Optional lint command; its outcome is recorded."""
     format: Text | None = None
+    """Optional format-check command; its outcome is recorded."""
     test: Text | None = None
+    """Optional test command; its outcome is recorded."""
 
 
 class AssetTable(StrictModel):
@@ -136,12 +146,15 @@ class _Definition(StrictModel):
     name: Text
     """The display name shown wherever the test case is listed."""
     difficulty: Difficulty
+    """The difficulty of this test case: `easy`, `medium` or `hard` (required)."""
     specifications: list[Id] | None = None
     """Specification ids this case covers; omitted, it covers all of the suite version's."""
     prompt: RelPath
     """The Handlebars template rendered into the instruction handed to the harness."""
     max_runtime_hours: PositiveNumber = 1.0
+    """Caps the session, in hours: a run exceeding it is stopped (a positive number, default 1)."""
     experimental: bool = False
+    """Keeps the definition out of the catalog for deployments that have not opted in; default false."""
     init: Text | None = None
     """Run in the container after seeding, before the harness; must not be blank."""
 
@@ -150,6 +163,7 @@ class CodeDefinition(_Definition):
     """An end-to-end or full-stack definition: code the model wrote, on an engine."""
 
     type: Literal["end-to-end", "full-stack"]
+    """`end-to-end` or `full-stack`: code the model wrote, on one of `engines`."""
     engines: Annotated[list[KebabSlug], Field(min_length=1)]
     """The engine slugs a run may select one of (`none` is always known)."""
     workspaces: dict[KebabSlug, RelPath]
@@ -165,18 +179,21 @@ class CodeDefinition(_Definition):
 
 class SpriteDefinition(_Definition):
     type: Literal["sprite"]
+    """`sprite`: the model produces a sprite or a sprite sheet (the `[sprite]` table)."""
     sprite: SpriteTable
     """Which sprite (or sprite sheet) the model produces."""
 
 
 class VoxelDefinition(_Definition):
     type: Literal["voxel"]
+    """`voxel`: the model produces a boxel-style model (the `[voxel]` table)."""
     voxel: VoxelTable
     """Which voxel model the model produces."""
 
 
 class BlenderDefinition(_Definition):
     type: Literal["blender"]
+    """`blender`: the model authors an asset with Blender's Python API (the `[blender]` table)."""
     blender: AssetTable
     """Which asset the model authors in Blender."""
     output: AuthoringOutput | None = None
@@ -185,12 +202,14 @@ class BlenderDefinition(_Definition):
 
 class ParticleDefinition(_Definition):
     type: Literal["particle"]
+    """`particle`: the model authors a particle effect (the `[particle]` table)."""
     particle: AssetTable
     """Which particle effect the model authors."""
 
 
 class MusicDefinition(_Definition):
     type: Literal["music"]
+    """`music`: the model authors a musical score (the `[music]` table)."""
     music: AssetTable
     """Which score the model authors."""
 
@@ -205,7 +224,8 @@ else:
     AudioFxDefinition = create_model(
         "AudioFxDefinition",
         __base__=_Definition,
-        type=(Literal["audio-fx"], ...),
+        type=(Literal["audio-fx"], Field(description="`audio-fx`: the model authors short, non-musical audio "
+                                          "(the `[audio-fx]` table).")),
         **{"audio-fx": (AssetTable, Field(description="Which sound effect the model authors."))},
     )
 
@@ -214,6 +234,7 @@ class PerformanceDefinition(_Definition, PerformanceTables):
     """A performance definition: Rust built to wasm, judged on answers and then on fuel."""
 
     type: Literal["performance"]
+    """`performance`: Rust built to wasm, judged on answers, then on fuel."""
     workspace: RelPath | None = None
     """The starter folder seeded at the run root."""
 
@@ -222,6 +243,7 @@ class AdversarialDefinition(_Definition, AdversarialTables):
     """An adversarial definition: a controller played against other models' controllers."""
 
     type: Literal["adversarial"]
+    """`adversarial`: a controller played against other models' controllers in a tournament."""
     workspace: RelPath | None = None
     """The starter folder seeded at the run root."""
 

@@ -8,12 +8,16 @@ from typing import Annotated
 from typing import Literal
 
 from pydantic import AfterValidator
+from pydantic import ConfigDict
+from pydantic import WithJsonSchema
 from pydantic import model_validator
 
 from pytest_tcab.models.base import StrictModel
 from pytest_tcab.models.fields import Text
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+# taplo hands a TOML date to the schema as its YYYY-MM-DD text, so one pattern reads both spellings.
+_DATE_SCHEMA = {"type": "string", "pattern": "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"}
 
 
 def _iso_date(value: str | datetime.date) -> str | datetime.date:
@@ -33,16 +37,25 @@ def _iso_date(value: str | datetime.date) -> str | datetime.date:
 class Erratum(StrictModel):
     """A known issue, acknowledged without cutting a new version."""
 
+    model_config = ConfigDict(json_schema_extra={
+        "if": {"properties": {"exclude_from_score": {"const": True}}, "required": ["exclude_from_score"]},
+        "then": {"required": ["review"]},
+    })
+
     id: Text
     """Stable slug, unique within the file."""
     title: Text
+    """Required: the issue's heading."""
     body: Text
     """Markdown prose."""
-    date: Annotated[str | datetime.date, AfterValidator(_iso_date)] | None = None
+    date: Annotated[str | datetime.date, AfterValidator(_iso_date), WithJsonSchema(_DATE_SCHEMA)] | None = None
+    """Optional date shown on the site, YYYY-MM-DD (a TOML date or a string; not a date-time)."""
     severity: Literal["info", "minor", "major"] = "minor"
+    """A badge only (no effect on the score): `info`, `minor` or `major`; default `minor`."""
     affects_scoring: bool = False
     """An advisory reviewers weigh by hand."""
     resolved_in: str | None = None
+    """Optional: the version the issue is (or will be) fixed in; it need not exist yet."""
     variant: str | None = None
     """Scopes the erratum to one declared variant."""
     review: str | None = None
@@ -63,3 +76,4 @@ class ErrataFile(StrictModel):
     """`errata.toml` beside a manifest, auto-discovered."""
 
     erratum: list[Erratum] = []
+    """Known issues with this shipped version, each an `[[erratum]]` table."""

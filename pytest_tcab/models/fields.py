@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from typing import Annotated
+from typing import Any
 
 from pydantic import AfterValidator
 from pydantic import Field
@@ -62,23 +63,36 @@ def is_version(value: str) -> bool:
     return _VERSION.fullmatch(value) is not None
 
 
-KebabSlug = Annotated[str, AfterValidator(_kebab)]
+def shown(**keywords: Any) -> Any:
+    """The JSON Schema keywords of a rule a validator enforces: the editor schemas are generated
+    from these models (pytest_tcab/schemas), and a validator is invisible to them.
+
+    Patterns are ECMA-262 (what taplo and every JSON Schema tool read), so none uses `\\d` or lookaround.
+    """
+    return Field(json_schema_extra=keywords)
+
+
+NOT_BLANK = r"\S"
+"""A pattern a string matches when it holds something other than whitespace."""
+
+
+KebabSlug = Annotated[str, AfterValidator(_kebab), shown(pattern="^[a-z0-9]+(-[a-z0-9]+)*$")]
 """A stable kebab-case identity: lowercase letters, digits, single hyphens."""
 
-Id = Annotated[str, AfterValidator(_id)]
+Id = Annotated[str, AfterValidator(_id), shown(pattern="^[A-Za-z0-9][A-Za-z0-9_-]*$")]
 """A stable id recorded with verdicts and results; never contains a dot."""
 
-Identifier = Annotated[str, AfterValidator(_identifier)]
+Identifier = Annotated[str, AfterValidator(_identifier), shown(pattern="^[A-Za-z_$][A-Za-z0-9_$]*$")]
 """A plain JavaScript identifier, such as a window property name."""
 
-Text = Annotated[str, AfterValidator(_not_blank)]
+Text = Annotated[str, AfterValidator(_not_blank), shown(pattern=NOT_BLANK)]
 """Prose or a command that must say something."""
 
-RelPath = Annotated[str, AfterValidator(_not_blank)]
+RelPath = Annotated[str, AfterValidator(_not_blank), shown(pattern=NOT_BLANK)]
 """A path relative to the version folder; containment and existence are resolution rules."""
 
-PositiveNumber = Annotated[float, AfterValidator(_finite_positive)]
+PositiveNumber = Annotated[float, AfterValidator(_finite_positive), shown(exclusiveMinimum=0)]
 """A finite number above zero (an integer is accepted)."""
 
-Weight = Annotated[float, AfterValidator(_finite_positive), Field(le=1_000_000)]
+Weight = Annotated[float, AfterValidator(_finite_positive), Field(le=1_000_000), shown(exclusiveMinimum=0)]
 """Points an item is worth: above zero."""

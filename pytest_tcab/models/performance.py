@@ -8,10 +8,13 @@ from typing import Annotated
 from typing import Literal
 
 from pydantic import AfterValidator
+from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import model_validator
 
 from pytest_tcab.models.base import StrictModel
+from pytest_tcab.models.fields import NOT_BLANK
+from pytest_tcab.models.fields import shown
 
 
 def _not_blank(value: str) -> str:
@@ -35,10 +38,12 @@ def _not_reserved(value: str) -> str:
     return value
 
 
-NonBlank = Annotated[str, AfterValidator(_not_blank)]
-RelativePath = Annotated[str, AfterValidator(_not_blank), AfterValidator(_relative)]
+NonBlank = Annotated[str, AfterValidator(_not_blank), shown(pattern=NOT_BLANK)]
+RelativePath = Annotated[str, AfterValidator(_not_blank), AfterValidator(_relative),
+                         shown(pattern=NOT_BLANK, **{"not": {"pattern": "^([/\\\\]|[A-Za-z]:)"}})]
 Identifier = Annotated[
-    str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$"), AfterValidator(_not_reserved)
+    str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$"), AfterValidator(_not_reserved),
+    shown(**{"not": {"enum": ["alloc", "memory"]}}),
 ]
 CaseId = Annotated[str, Field(pattern=r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")]
 
@@ -77,6 +82,11 @@ class Sandbox(StrictModel):
 class PerfCase(StrictModel):
     """One held-out input and its expected answer; never seeded into a run."""
 
+    model_config = ConfigDict(json_schema_extra={
+        "if": {"properties": {"kind": {"const": "smoke"}}, "required": ["kind"]},
+        "then": {"not": {"required": ["fuel_runway"]}},
+    })
+
     id: CaseId | None = None
     """The name in `correctness[<id>]` / `fuel[<id>]`; defaults to the input's file stem."""
     input: RelativePath
@@ -108,7 +118,10 @@ class PerformanceTables(StrictModel):
     """What a performance case carries in either layout: a manifest and a definition share it."""
 
     build: PerfBuild
+    """How the produced crate becomes a wasm module (`install`, `build`, `module`; required)."""
     contract: Contract
+    """The function the host calls and the documented shape of what it exchanges (required)."""
     sandbox: Sandbox
+    """The bounds every case runs under: `fuel_limit` and `max_memory_bytes` (required)."""
     case: Annotated[list[PerfCase], Field(min_length=1)]
     """Held-out inputs and expected answers: never seeded."""

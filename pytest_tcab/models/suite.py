@@ -12,6 +12,7 @@ class Engine(StrictModel):
     """An engine a test-suite definition may select; its docs are seeded into the run."""
 
     name: Text
+    """The engine's display name (`{{engine.name}}` in prompts)."""
     docs: RelPath | None = None
     """Documentation folder, relative to the suite root."""
 
@@ -29,7 +30,9 @@ class SuiteConfig(StrictModel):
     """`tcab.toml` at the suite root: engines and the package store."""
 
     engines: dict[KebabSlug, Engine] = {}
+    """Engines definitions may select, each `[engines.<slug>]` (kebab-case slug; `none` is always known)."""
     packages: dict[str, Package] = {}
+    """The package store: each `[packages."@test-cabinet/<name>"]` a case may list in `packages`."""
 
 
 class RunFile(StrictModel):
@@ -37,9 +40,13 @@ class RunFile(StrictModel):
     produced it (what a sweep's leaderboard groups runs by)."""
 
     case: KebabSlug
+    """The slug of the case DIR was produced for (required)."""
     version: str | None = None
+    """The case version (`v1.0.0`); default: the newest."""
     variant: KebabSlug | None = None
+    """The variant slug; default: the case's first (default) variant."""
     engine: KebabSlug | None = None
+    """The engine slug of a test-suite definition's run; default: its first engine."""
     model: Text | None = None
     """The model that produced the run, free text (`some-model-2026-11`)."""
     harness: Text | None = None

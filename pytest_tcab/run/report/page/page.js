@@ -197,5 +197,6 @@
   });
 
   apply();
+  document.documentElement.setAttribute("data-ready-ms", String(performance.now()));
   document.documentElement.setAttribute("data-ready", "true");
 })();

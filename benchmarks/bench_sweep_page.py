@@ -30,9 +30,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from pytest_tcab.run.report.index import write_index  # noqa: E402
-from pytest_tcab.run.report.sweep import sweep_row  # noqa: E402
-from pytest_tcab.run.report.sweep_files import sweep_document  # noqa: E402
+from pytest_tcab.run.report.index import write_index
+from pytest_tcab.run.report.sweep import sweep_row
+from pytest_tcab.run.report.sweep_files import sweep_document
 
 SUITE = REPO / "example-suite"
 SUBSET = ("pong-plain-loop-atlas-1", "e2e-plain-loop-atlas-1", "e2e-planner-birch-1", "bounce-plain-loop-atlas-1",

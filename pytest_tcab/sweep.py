@@ -31,7 +31,7 @@ def read_document(path: str | Path) -> dict[str, Any]:
         where = where / SWEEP_FILE
     data = json.loads(where.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("runs"), list):
-        raise ValueError(f"{where}: not a sweep.json (no `runs` list at the top)")
+        raise ValueError(f"{where}: not a sweep.json (no `runs` list at the top)")  # noqa: TRY004 (a bad file)
     return data
 
 

@@ -125,7 +125,7 @@ def test_nothing_a_run_wrote_can_script_the_page(tmp_path: Path) -> None:
     page = render_index(document(runs), tmp_path)
     assert "<script>alert" not in page and "<img src=x" not in page and "javascript:" not in page
     assert page.count("<script") == 2  # the data island and the page's own script
-    island = re.search(r'<script type="application/json" id="tcab-data">(.*?)</script>', page, re.S)
+    island = re.search(r'<script type="application/json" id="tcab-data">(.*?)</script>', page, re.DOTALL)
     assert island is not None
     data = json.loads(island.group(1))
     (item,) = [detail for key, detail in data["details"]["x1"]["items"].items() if key.startswith("validate[<")]

@@ -337,20 +337,12 @@ def _compare(comparison: dict[str, Any], rows: list[dict[str, Any]], out_dir: Pa
     for group in comparison.get("groups", []):
         now, was = group.get("now") or {}, group.get("was") or {}
         fuel = group.get("name") == FUEL
-
-        def text(side: dict[str, Any]) -> str:
-            if side.get("value") is None:
-                return "-"
-            value = f"{side['value']:,.0f}" if fuel else f"{side['value']:.3f}"
-            interval = (f" [{side['low']:,.0f}, {side['high']:,.0f}]" if fuel
-                        else f" [{side['low']:.3f}, {side['high']:.3f}]")
-            return f"{value}{interval} n={side.get('n')}"
-
-        change = (now.get("value") - was.get("value")) if None not in (now.get("value"), was.get("value")) else None
+        change = (now["value"] - was["value"]
+                  if now.get("value") is not None and was.get("value") is not None else None)
         group_rows.append(f'<tr {group_attributes(group)}>' + "".join([
             _cell(group.get("harness") or "-"), _cell(group.get("model") or "-"), _cell(group.get("case")),
             _cell(f"{group.get('statistic') or ''} {group.get('name')} ({group.get('better')} is better)"),
-            _cell(text(was)), _cell(text(now)),
+            _cell(_side_text(was, fuel)), _cell(_side_text(now, fuel)),
             _number(change, 0 if fuel else 3) if change is not None else '<td class="num" data-sort="0">-</td>',
         ]) + "</tr>")
     table = _table(["harness", "model", "case", "figure", "then", "now", "change"], group_rows,
@@ -374,6 +366,15 @@ def _compare(comparison: dict[str, Any], rows: list[dict[str, Any]], out_dir: Pa
     return (f'<section id="compare"><h2>What changed</h2><p>{e(lines[0])}</p>{table}'
             f'{"<h3>Flipped verdicts</h3>" + "".join(flips) if flips else ""}'
             f'{f"<ul>{summary}</ul>" if summary else ""}</section>\n')
+
+
+def _side_text(side: dict[str, Any], fuel: bool) -> str:
+    """One side of a group's comparison: its figure, interval and n."""
+    if side.get("value") is None:
+        return "-"
+    if fuel:
+        return f"{side['value']:,.0f} [{side['low']:,.0f}, {side['high']:,.0f}] n={side.get('n')}"
+    return f"{side['value']:.3f} [{side['low']:.3f}, {side['high']:.3f}] n={side.get('n')}"
 
 
 def _thumbs(media: list[dict[str, Any]], out_dir: Path | None) -> str:

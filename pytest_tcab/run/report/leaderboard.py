@@ -23,11 +23,10 @@ mean averages different tests. The board presents the figures; it names no winne
 from __future__ import annotations
 
 import hashlib
-import statistics
-from typing import Any
-
 import math
+import statistics
 from collections.abc import Callable
+from typing import Any
 
 from pytest_tcab.run.report.sweep import CORRECT
 from pytest_tcab.run.report.sweep import FUEL
@@ -105,8 +104,8 @@ def _figure(rows: list[dict[str, Any]], scored: list[dict[str, Any]]) -> dict[st
                 "incorrect": sum(state == INCORRECT for state in states.values()),
                 "points": sorted(points, key=lambda point: point["run"])}
     if measure == STANDINGS:
-        standings = next(((row.get("figure") or {}).get("standings") for row in rows
-                          if (row.get("figure") or {}).get("standings")), [])
+        found = [(row.get("figure") or {}).get("standings") for row in rows]
+        standings: list[dict[str, Any]] = next((table for table in found if table), [])
         return {"name": STANDINGS, "statistic": "place", "unit": "points", "better": "higher",
                 "standings": standings, "points": []}
     scores = [float(row["score"]) for row in scored]

@@ -155,8 +155,8 @@ def item_detail(item: dict[str, Any]) -> dict[str, Any]:
             media.append({"label": label, "path": item[key], "kind": "image"})
     if item["kind"] == "proof" and isinstance(item.get("media"), str):
         media.append({"label": f"proof {item['id']}", "path": item["media"], "kind": item.get("media_kind") or "image"})
-    recorded = item.get("media") if isinstance(item.get("media"), list) else []
-    for shown in recorded:  # a verdict's outputs: stills and clips (a clip with its poster frame)
+    recorded = item.get("media")
+    for shown in recorded if isinstance(recorded, list) else []:  # a verdict's outputs: stills and clips (a clip with its poster frame)
         if isinstance(shown, dict) and isinstance(shown.get("path"), str):
             media.append({"label": f"{shown.get('output')}: observed", "path": shown["path"],
                           "kind": shown.get("kind") or "image", "poster": shown.get("poster")})

@@ -13,6 +13,7 @@ are written beside it, never drawn into its figures; one colour per harness; no 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pytest_tcab.run.report.page.markup import e
@@ -43,8 +44,8 @@ def case_chart(case: str, cells: list[dict[str, Any]], colours: dict[str, str]) 
     duration_max = max(max(durations, default=0.0) * 1.1, 0.1)
     width = LABEL_W + sum(w for _, w in PANELS) + PANEL_GAP * len(PANELS) + 120
     height = TOP + ROW_H * len(cells) + AXIS_H
-    x0 = {}
-    left = LABEL_W
+    x0: dict[str, float] = {}
+    left = float(LABEL_W)
     for name, panel_width in PANELS:
         x0[name] = left
         left += panel_width + PANEL_GAP
@@ -69,8 +70,10 @@ def ratio_note(cells: list[dict[str, Any]], fuel: bool) -> str:
     if len(cells) != 2:
         return ""
     lines = []
-    figures = [("fuel total", [cell["figure"] for cell in cells], _fuel_text)] if fuel else []
-    figures.append(("duration", [cell["duration"] for cell in cells], lambda v: f"{v:.1f} s"))
+    figures: list[tuple[str, list[dict[str, Any]], Callable[[float], str]]] = []
+    if fuel:
+        figures.append(("fuel total", [cell["figure"] for cell in cells], _fuel_text))
+    figures.append(("duration", [cell["duration"] for cell in cells], _seconds_text))
     for name, (a, b), text in figures:
         if a.get("value") and b.get("value"):
             lines.append(f"median {name}: {_who(cells[0])} {text(a['value'])}, {_who(cells[1])} {text(b['value'])};"
@@ -84,6 +87,10 @@ def _who(cell: dict[str, Any]) -> str:
 
 def _fuel_text(value: float) -> str:
     return f"{value:,.0f}"
+
+
+def _seconds_text(value: float) -> str:
+    return f"{value:.1f} s"
 
 
 def _short(value: float, fuel: bool, unit: str = "") -> str:

@@ -22,7 +22,9 @@ earlier sessions wrote.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from pytest_tcab.bounded import bound
@@ -44,8 +46,10 @@ MESSAGE_LIMIT = 300
 """What a row keeps of an item's failure: its first line, cut to this many characters."""
 
 
-def sweep_row(run: dict[str, Any], report: str | None) -> dict[str, Any]:
-    """The row of one run of results.json; `report` is its report.html relative to sweep.json."""
+def sweep_row(run: dict[str, Any], report: str | None, out_dir: Path | None = None) -> dict[str, Any]:
+    """The row of one run of results.json; `report` is its report.html relative to sweep.json,
+    `out_dir` sweep.json's folder (the media paths under it are kept relative to it, so the rows
+    of a sweep and of its shards merged are the same, and a moved sweep keeps its links)."""
     items = run.get("items", [])
     not_graded = sorted({item["not_graded"] for item in items if item.get("not_graded")}
                         | ({run["not_graded"]} if run.get("not_graded") else set()))
@@ -61,7 +65,7 @@ def sweep_row(run: dict[str, Any], report: str | None) -> dict[str, Any]:
         "report": report,
         "items": {item_key(item): item["outcome"] for item in items},
         "figure": figure_of(run),
-        "details": {item_key(item): item_detail(item) for item in items},
+        "details": {item_key(item): item_detail(item, out_dir) for item in items},
     }
 
 
@@ -143,9 +147,10 @@ _MEDIA_KEYS = (("expected", "expected"), ("actual", "actual"), ("diff", "diff"),
                ("failure_screenshot", "the page when it failed"))
 
 
-def item_detail(item: dict[str, Any]) -> dict[str, Any]:
+def item_detail(item: dict[str, Any], out_dir: Path | None = None) -> dict[str, Any]:
     """What index.html shows of an item when its run's row is opened: the outcome, the failure's
-    (or the skip's) one line, and the media it recorded (paths as results.json has them)."""
+    (or the skip's) one line, and the media it recorded (relative to `out_dir` when under it,
+    else as results.json has them)."""
     detail: dict[str, Any] = {"outcome": item["outcome"]}
     if item["outcome"] != "passed" and item.get("message"):
         detail["message"] = one_line(str(item["message"]))
@@ -166,8 +171,19 @@ def item_detail(item: dict[str, Any]) -> dict[str, Any]:
     if isinstance(item.get("fuel"), int):
         detail["fuel"] = item["fuel"]
     if media:
-        detail["media"] = media
+        detail["media"] = [{key: _under(value, out_dir) if key in ("path", "poster") else value
+                            for key, value in medium.items() if value is not None} for medium in media]
     return detail
+
+
+def _under(path: str, out_dir: Path | None) -> str:
+    """`path` relative to `out_dir` (POSIX) when it lies under it; else as it is."""
+    if out_dir is None or not os.path.isabs(path):
+        return path
+    try:
+        return Path(path).resolve().relative_to(out_dir.resolve()).as_posix()
+    except ValueError:
+        return path
 
 
 def one_line(text: str) -> str:

@@ -45,7 +45,7 @@ def write_sweep(data: dict[str, Any], out_dir: Path, *, form: str, media: str, e
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "results.json").write_text(json.dumps({**session, "runs": [run]}, indent=2) + "\n", encoding="utf-8")
         report = write_report({**session, "runs": [run]}, folder, form)
-        rows.append(sweep_row(run, report.relative_to(out_dir).as_posix()))
+        rows.append(sweep_row(run, report.relative_to(out_dir).as_posix(), out_dir))
     extra = {"compare": compare(rows, previous[1], previous[0])} if previous is not None else None
     document = sweep_document(rows, tool=data.get("tool", {}), media=media, extra=extra)
     path = out_dir / SWEEP_FILE

@@ -60,7 +60,14 @@ def offline_page() -> Iterator[Any]:
         browser = playwright.chromium.launch(executable_path=str(chromium.path), args=["--no-sandbox"])
         context = browser.new_context(viewport={"width": 1300, "height": 900})
         asked: list[str] = []
-        context.route("**/*", lambda route: (asked.append(route.request.url), route.abort()))
+        def only_disk(route: Any) -> None:
+            if route.request.url.startswith("file:"):
+                route.continue_()
+            else:
+                asked.append(route.request.url)
+                route.abort()
+
+        context.route("**/*", only_disk)
         opened = context.new_page()
         opened.on("request", lambda request: asked.append(request.url) if not request.url.startswith("file:") else None)
         errors: list[str] = []
@@ -116,6 +123,8 @@ def test_the_example_sweep_page_works_from_disk(offline_page: Any, example_sweep
     assert "harness=planner" in page.url
     assert _visible_runs(page) == ["bounce-planner-birch-1", "e2e-planner-birch-1"]
     assert page.locator('#leaderboard-table tbody tr[data-harness="plain-loop"]').first.is_hidden()
+    assert e2e.locator('g.group-row[data-harness="plain-loop"]').is_hidden()  # the chart follows too
+    assert e2e.locator('g.group-row[data-harness="planner"]').is_visible()
     page.goto(page.url)
     page.reload()
     page.wait_for_selector("html[data-ready]")

@@ -73,7 +73,8 @@
       select.value = chosen[select.getAttribute("data-filter")] || "";
     });
     document.querySelectorAll("[data-group]").forEach(function (element) {
-      element.hidden = !matchesGroup(element, chosen);
+      // An attribute, not the property: SVG elements (the chart's rows) have no `hidden` property.
+      element.toggleAttribute("hidden", !matchesGroup(element, chosen));
     });
     document.querySelectorAll("[data-point]").forEach(function (point) {
       point.classList.toggle("dimmed", !matchesRun(point.getAttribute("data-point"), chosen));

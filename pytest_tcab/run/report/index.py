@@ -45,6 +45,7 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 5px 9px; border-bottom: 1px solid #dfe3ea; vertical-align: top; }
 table.sortable thead th { font-size: 12px; color: #647084; cursor: pointer; user-select: none; white-space: nowrap; }
 th[aria-sort="ascending"]::after { content: " \\25B2"; } th[aria-sort="descending"]::after { content: " \\25BC"; }
+#leaderboard-table td { white-space: nowrap; } .scroll { overflow-x: auto; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .status-graded { color: #1f8a4c; } .status-not-graded { color: #8a6d00; font-weight: 600; }
 .status-bad-input { color: #c62f3a; font-weight: 600; } .flag { color: #c46a00; font-weight: 600; }
@@ -75,7 +76,7 @@ tr.details > td { background: #fafbfc; }
 .badge.outcome-over-ceiling { background: #fdebd3; color: #8a4b00; } .badge.outcome-skipped { background: #eceef3; color: #5b6475; }
 .message { color: #9c1f2a; font-size: 13px; } .item.outcome-skipped .message { color: #647084; }
 .thumbs { display: flex; gap: 10px; flex-wrap: wrap; margin-top: 6px; }
-figure.thumb { margin: 0; font-size: 11px; color: #647084; } figure.thumb img, figure.thumb video { display: block; max-width: 220px; max-height: 140px; border: 1px solid #dfe3ea; border-radius: 4px; }
+figure.thumb { margin: 0; font-size: 11px; color: #647084; } figure.thumb img, figure.thumb video { display: block; max-width: 180px; max-height: 110px; border: 1px solid #dfe3ea; border-radius: 4px; }
 button.clip { position: relative; padding: 0; border: 0; background: #141a26; cursor: pointer; min-width: 120px; min-height: 60px; border-radius: 4px; }
 button.clip .play { position: absolute; left: 6px; bottom: 6px; color: #fff; background: rgba(0,0,0,.6); padding: 1px 6px; border-radius: 8px; font-size: 12px; }
 .flip { margin: 6px 0 12px; } .sides { display: flex; gap: 24px; flex-wrap: wrap; }
@@ -172,23 +173,24 @@ def _leaderboard(board: list[dict[str, Any]], rows: list[dict[str, Any]]) -> str
             "are counted beside it, never in its figures. A confounded group mixes case versions, variants or "
             "engines. The figures are shown side by side; none is ranked above the others here.</p>")
     rows_html = [_board_row(cell) for cell in board]
-    head = ["harness", "model", "case", "figure", "95% interval", "n", "pass rate", "Wilson 95%",
+    head = ["harness", "model", "case", "figure", "value", "95% interval", "IQR", "n", "pass rate", "Wilson 95%",
             "median duration (s)", "beside", "confounded"]
-    table = _table(head, rows_html, table_id="leaderboard-table")
+    table = f'<div class="scroll">{_table(head, rows_html, table_id="leaderboard-table")}</div>'
     return (f'<section id="leaderboard"><h2>Leaderboard</h2>{note}<div class="legend">{legend}</div>'
             f'{"".join(charts)}{table}</section>\n')
 
 
 def _board_row(cell: dict[str, Any]) -> str:
-    figure = cell.get("figure") or {"name": "automated score", "value": cell.get("mean"),
-                                     "low": cell.get("low"), "high": cell.get("high"), "n": cell.get("runs")}
+    figure = cell.get("figure") or {"name": "automated score", "statistic": "mean", "better": "higher",
+                                     "value": cell.get("mean"), "low": cell.get("low"), "high": cell.get("high"),
+                                     "n": cell.get("runs")}
     fuel = figure["name"] == FUEL
     value = figure.get("value")
-    shown = "-" if value is None else (f"{value:,.0f} fuel (median, lower is better)" if fuel else f"{value:.3f}")
+    what = f"{figure.get('statistic') or ''} {figure['name']}, {figure.get('better') or '?'} is better".strip()
+    shown = "-" if value is None else (f"{value:,.0f}" if fuel else f"{value:.3f}")
     interval = "" if value is None else (
         f"{figure['low']:,.0f} – {figure['high']:,.0f}" if fuel else f"{figure['low']:.3f} – {figure['high']:.3f}")
-    if fuel and value is not None:
-        interval += f" (IQR {figure['q1']:,.0f} – {figure['q3']:,.0f})"
+    spread = f"{figure['q1']:,.0f} – {figure['q3']:,.0f}" if fuel and value is not None else ""
     passing = cell.get("pass_rate") or {}
     wilson = "" if passing.get("value") is None else f"{passing['low']:.2f} – {passing['high']:.2f}"
     duration = (cell.get("duration") or {}).get("value")
@@ -204,11 +206,11 @@ def _board_row(cell: dict[str, Any]) -> str:
     confounded = ("mixes " + "; ".join(f"{part}s {', '.join(cell[part])}" for part in cell["confounded"])
                   if cell["confounded"] else "")
     cells = [
-        _cell(cell["harness"] or "-"), _cell(cell["model"] or "-"), _cell(cell["case"]),
+        _cell(cell["harness"] or "-"), _cell(cell["model"] or "-"), _cell(cell["case"]), _cell(what),
         f'<td class="num" data-sort="{-1 if value is None else value}">{e(shown)}</td>',
-        _cell(interval, figure.get("low")), _number(figure.get("n", cell["runs"])),
+        _cell(interval, figure.get("low")), _cell(spread, figure.get("q1")), _number(figure.get("n", cell["runs"])),
         _number(passing.get("value"), 2) if "value" in passing else '<td class="num" data-sort="-1">-</td>',
-        _cell(wilson, passing.get("low")), _number(duration, 2),
+        _cell(wilson, passing.get("low")), _number(duration, 1),
         _cell(", ".join(beside)),
         f'<td class="flag" data-sort="{e(confounded)}">{e(confounded)}</td>',
     ]

@@ -163,6 +163,9 @@ def item_detail(item: dict[str, Any], out_dir: Path | None = None) -> dict[str, 
     recorded = item.get("media")
     for shown in recorded if isinstance(recorded, list) else []:  # a verdict's outputs: stills and clips (a clip with its poster frame)
         if isinstance(shown, dict) and isinstance(shown.get("path"), str):
+            if isinstance(shown.get("baseline"), str):  # expected | observed, as the report shows them
+                media.append({"label": f"{shown.get('output')}: expected", "path": shown["baseline"],
+                              "kind": shown.get("kind") or "image", "poster": shown.get("baseline_poster")})
             media.append({"label": f"{shown.get('output')}: observed", "path": shown["path"],
                           "kind": shown.get("kind") or "image", "poster": shown.get("poster")})
     for decided in item.get("decided_by") or []:

@@ -32,26 +32,26 @@ def main() -> None:
     target.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(chromium.path), args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
         page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else route.abort())
         page.goto((sweep / "index.html").resolve().as_uri())
         page.wait_for_selector("html[data-ready]")
         top = page.locator("#leaderboard").bounding_box()
         assert top is not None
-        save(page.screenshot(full_page=True, clip={"x": 0, "y": 0, "width": 1280, "height": top["y"] + top["height"]}),
+        save(page.screenshot(full_page=True, clip={"x": 0, "y": 0, "width": 1400, "height": top["y"] + top["height"]}),
              target / "sweep-page.png")
         save(page.locator('table.verdict-map[data-case="end-to-end"]').screenshot(), target / "sweep-verdicts.png")
         row = page.locator(f'#runs tr[data-run="{run}"]') if run else page.locator('#runs tr[data-case="pong"]').first
         row.locator("button.open").click()
         # Lazy thumbnails below the fold load for the picture as they would when scrolled to.
         page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(img => { img.loading = 'eager'; })")
-        page.wait_for_function("Array.from(document.images).every(img => img.complete)")
+        page.wait_for_function("() => Array.from(document.images).every(img => img.complete)")
         page.wait_for_timeout(300)
         opened = row.bounding_box()
         details = page.locator("#runs tr.details").bounding_box()
         assert opened is not None and details is not None
         scrolled = float(page.evaluate("window.scrollY"))  # boxes are in the viewport's coordinates
-        save(page.screenshot(full_page=True, clip={"x": 0, "y": scrolled + opened["y"] - 40, "width": 1280,
+        save(page.screenshot(full_page=True, clip={"x": 0, "y": scrolled + opened["y"] - 40, "width": 1400,
                                                    "height": details["y"] + details["height"] - opened["y"] + 50}),
              target / "sweep-run.png")
         browser.close()

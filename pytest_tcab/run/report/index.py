@@ -45,7 +45,7 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 5px 9px; border-bottom: 1px solid #dfe3ea; vertical-align: top; }
 table.sortable thead th { font-size: 12px; color: #647084; cursor: pointer; user-select: none; white-space: nowrap; }
 th[aria-sort="ascending"]::after { content: " \\25B2"; } th[aria-sort="descending"]::after { content: " \\25BC"; }
-#leaderboard-table td { white-space: nowrap; } .scroll { overflow-x: auto; }
+#leaderboard-table td { white-space: nowrap; font-size: 13px; } #leaderboard-table td, #leaderboard-table th { padding: 4px 6px; } .scroll { overflow-x: auto; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .status-graded { color: #1f8a4c; } .status-not-graded { color: #8a6d00; font-weight: 600; }
 .status-bad-input { color: #c62f3a; font-weight: 600; } .flag { color: #c46a00; font-weight: 600; }
@@ -174,7 +174,7 @@ def _leaderboard(board: list[dict[str, Any]], rows: list[dict[str, Any]]) -> str
             "engines. The figures are shown side by side; none is ranked above the others here.</p>")
     rows_html = [_board_row(cell) for cell in board]
     head = ["harness", "model", "case", "figure", "value", "95% interval", "IQR", "n", "pass rate", "Wilson 95%",
-            "median duration (s)", "beside", "confounded"]
+            "duration (s)", "beside the figure"]
     table = f'<div class="scroll">{_table(head, rows_html, table_id="leaderboard-table")}</div>'
     return (f'<section id="leaderboard"><h2>Leaderboard</h2>{note}<div class="legend">{legend}</div>'
             f'{"".join(charts)}{table}</section>\n')
@@ -186,11 +186,12 @@ def _board_row(cell: dict[str, Any]) -> str:
                                      "n": cell.get("runs")}
     fuel = figure["name"] == FUEL
     value = figure.get("value")
-    what = f"{figure.get('statistic') or ''} {figure['name']}, {figure.get('better') or '?'} is better".strip()
+    what = f"{figure.get('statistic') or ''} {figure['name'].replace('automated ', '')} "
+    what = f"{what.strip()} ({figure.get('better') or '?'} is better)"
     shown = "-" if value is None else (f"{value:,.0f}" if fuel else f"{value:.3f}")
     interval = "" if value is None else (
-        f"{figure['low']:,.0f} – {figure['high']:,.0f}" if fuel else f"{figure['low']:.3f} – {figure['high']:.3f}")
-    spread = f"{figure['q1']:,.0f} – {figure['q3']:,.0f}" if fuel and value is not None else ""
+        f"{_fuel(figure['low'])} – {_fuel(figure['high'])}" if fuel else f"{figure['low']:.3f} – {figure['high']:.3f}")
+    spread = f"{_fuel(figure['q1'])} – {_fuel(figure['q3'])}" if fuel and value is not None else ""
     passing = cell.get("pass_rate") or {}
     wilson = "" if passing.get("value") is None else f"{passing['low']:.2f} – {passing['high']:.2f}"
     duration = (cell.get("duration") or {}).get("value")
@@ -203,7 +204,7 @@ def _board_row(cell: dict[str, Any]) -> str:
         beside.append(f"{cell['not_graded']} not graded")
     if cell["unscored"]:
         beside.append(f"{cell['unscored']} unscored")
-    confounded = ("mixes " + "; ".join(f"{part}s {', '.join(cell[part])}" for part in cell["confounded"])
+    confounded = ("confounded: mixes " + "; ".join(f"{part}s {', '.join(cell[part])}" for part in cell["confounded"])
                   if cell["confounded"] else "")
     cells = [
         _cell(cell["harness"] or "-"), _cell(cell["model"] or "-"), _cell(cell["case"]), _cell(what),
@@ -211,10 +212,15 @@ def _board_row(cell: dict[str, Any]) -> str:
         _cell(interval, figure.get("low")), _cell(spread, figure.get("q1")), _number(figure.get("n", cell["runs"])),
         _number(passing.get("value"), 2) if "value" in passing else '<td class="num" data-sort="-1">-</td>',
         _cell(wilson, passing.get("low")), _number(duration, 1),
-        _cell(", ".join(beside)),
-        f'<td class="flag" data-sort="{e(confounded)}">{e(confounded)}</td>',
+        f'<td data-sort="{e(", ".join(beside) + confounded)}">{e(", ".join(beside))}'
+        f'{"; " if beside and confounded else ""}<span class="flag">{e(confounded)}</span></td>',
     ]
     return f'<tr {group_attributes(cell)}>{"".join(cells)}</tr>'
+
+
+def _fuel(value: float) -> str:
+    """Fuel in a table's interval: millions with one decimal (the value column has every digit)."""
+    return f"{value / 1e6:,.1f}M" if value >= 1e6 else f"{value:,.0f}"
 
 
 def _standings(case: str, cells: list[dict[str, Any]]) -> str:

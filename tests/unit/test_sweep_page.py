@@ -85,6 +85,26 @@ def test_a_performance_case_is_ranked_by_the_fuel_of_its_correct_runs() -> None:
     assert "median fuel 250 [" in line and "lower is better" in line and "1 over the ceiling; 1 incorrect" in line
 
 
+def test_a_performance_runs_rank_is_written_in_its_row() -> None:
+    page = render_index(document([perf_run("a1", [100, 100]), perf_run("b1", [300, 300], harness="h2")]))
+    assert "200 fuel · rank 1 of 2 · 100.0% of the lowest group median" in page
+    assert "600 fuel · rank 2 of 2 · 300.0% of the lowest group median" in page
+
+
+def test_a_tournament_keeps_its_standings() -> None:
+    run = {"run": "duel", "case": "duel", "version": "v1", "variant": "default", "engine": "none", "model": None,
+           "harness": None, "labels": {}, "counts": {}, "items": [{"kind": "standings", "id": "standings",
+                                                                  "outcome": "passed", "duration_s": 1.0}],
+           "tournament": {"standings": [{"name": "sharp", "points": 6, "fuel": 1200},
+                                        {"name": "house", "points": 3, "house": True}]}}
+    data = document([run, game_run("c1")])
+    (cell,) = [cell for cell in data["leaderboard"] if cell["case"] == "duel"]
+    assert cell["figure"]["name"] == "standings" and cell["unscored"] == 1 and cell["runs"] == 0
+    page = render_index(data)
+    assert "tournament standings" in page and "<li>sharp: 6 points, 1,200 fuel</li>" in page
+    assert "<li>house (house): 3 points</li>" in page
+
+
 def test_every_run_row_carries_its_figure_with_unit_and_direction() -> None:
     runs = document([perf_run("a", [5, 6]), perf_run("b", [7, 8], state=OVER_CEILING), game_run("c")])["runs"]
     figures = {row["run"]: row["figure"] for row in runs}

@@ -99,7 +99,7 @@ def render_index(sweep: dict[str, Any], out_dir: Path | None = None) -> str:
     statuses = sweep.get("statuses", {})
     counted = ", ".join(f"{count} {status}" for status, count in statuses.items() if count)
     title = f"Test Cabinet sweep: {len(rows)} runs"
-    sections = [_leaderboard(board, rows), _verdicts(board, rows), _runs(rows)]
+    sections = [_leaderboard(board, rows), _verdicts(board, rows), _runs(rows, board)]
     if sweep.get("compare"):
         sections.append(_compare(sweep["compare"], rows, out_dir))
     data = {"details": {row["run"]: _details(row, out_dir) for row in rows}}
@@ -259,7 +259,9 @@ def _verdicts(board: list[dict[str, Any]], rows: list[dict[str, Any]]) -> str:
 # -- runs --------------------------------------------------------------------------------------
 
 
-def _runs(rows: list[dict[str, Any]]) -> str:
+def _runs(rows: list[dict[str, Any]], board: list[dict[str, Any]]) -> str:
+    ranked = {point["run"]: point for cell in board for point in (cell.get("figure") or {}).get("points", [])
+              if point.get("rank") is not None}
     body = []
     for row in rows:
         name = e(row["run"])
@@ -271,6 +273,11 @@ def _runs(rows: list[dict[str, Any]]) -> str:
         status = row["status"] if not row.get("error") else (
             row["error"] if row["status"] == "not graded" else f"{row['status']}: {row['error']}")
         figure_text, figure_sort = _figure_text(row)
+        if row["run"] in ranked:  # a correct performance run: its rank in the case, its fuel against the lowest median
+            point = ranked[row["run"]]
+            figure_text += f" · rank {point['rank']} of {point['of']}"
+            if point.get("percent_of_best") is not None:
+                figure_text += f" · {point['percent_of_best']:.1f}% of the lowest group median"
         cells = [
             run, _cell(row.get("case") or "-"), _cell(row.get("version") or "-"), _cell(row.get("variant") or "-"),
             _cell(row.get("engine") or "-"), _cell(row.get("harness") or "-"), _cell(row.get("model") or "-"),

@@ -11,6 +11,8 @@ no server. The page presents the figures in harness, model and case order; it na
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -103,15 +105,20 @@ def render_index(sweep: dict[str, Any], out_dir: Path | None = None) -> str:
     if sweep.get("compare"):
         sections.append(_compare(sweep["compare"], rows, out_dir))
     data = {"details": {row["run"]: _details(row, out_dir) for row in rows}}
+    script = _SCRIPT.read_text(encoding="utf-8")
+    # Only the page's own script may run (its hash): were anything a run wrote ever to reach the
+    # page as markup, its inline script or event handler would still not run, and nothing may be
+    # fetched from the network (images and clips from the disk only).
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src 'self' file: data:; "
-        "media-src 'self' file: data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
+        f"media-src 'self' file: data:; style-src 'unsafe-inline'; script-src 'sha256-{digest}'\">\n"
         f"<title>{e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         f"<header><h1>{e(title)}</h1><p>{e(counted)} · media mode {e(sweep.get('media'))}</p></header>\n"
         f"{_filters(rows)}\n<main>\n{''.join(sections)}</main>\n"
         f'<script type="application/json" id="tcab-data">{json_island(data)}</script>\n'
-        f"<script>{_SCRIPT.read_text(encoding='utf-8')}</script>\n</body>\n</html>\n"
+        f"<script>{script}</script>\n</body>\n</html>\n"
     )
 
 

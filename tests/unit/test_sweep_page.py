@@ -78,7 +78,9 @@ def test_a_performance_case_is_ranked_by_the_fuel_of_its_correct_runs() -> None:
     assert points["a3"] == {"run": "a3", "value": 1100, "state": OVER_CEILING}  # shown with its fuel, no rank
     assert "a4" not in points  # incorrect: counted beside, never a point of the figure
     assert (points["a1"]["rank"], points["a1"]["of"], points["a1"]["percent_of_best"]) == (1, 4, 80.0)
-    assert {point["run"]: point["rank"] for point in second["figure"]["points"]} == {"b1": 3, "b2": 4}
+    assert (points["a1"]["percentile"], points["a2"]["percentile"]) == (100.0, 50.0)
+    assert {point["run"]: (point["rank"], point["percentile"]) for point in second["figure"]["points"]} == {
+        "b1": (3, 0.0), "b2": (4, 0.0)}
     assert figure["best"] is True and second["figure"]["best"] is False
     assert first["pass_rate"]["passed"] == 2 and first["pass_rate"]["n"] == 4  # the incorrect and over-ceiling fail
     line = table_lines(board)[1]
@@ -87,8 +89,8 @@ def test_a_performance_case_is_ranked_by_the_fuel_of_its_correct_runs() -> None:
 
 def test_a_performance_runs_rank_is_written_in_its_row() -> None:
     page = render_index(document([perf_run("a1", [100, 100]), perf_run("b1", [300, 300], harness="h2")]))
-    assert "200 fuel · rank 1 of 2 · 100.0% of the lowest group median" in page
-    assert "600 fuel · rank 2 of 2 · 300.0% of the lowest group median" in page
+    assert "200 fuel · rank 1 of 2 · 100.0% of the lowest group median · percentile 100" in page
+    assert "600 fuel · rank 2 of 2 · 300.0% of the lowest group median · percentile 0" in page
 
 
 def test_a_tournament_keeps_its_standings() -> None:

@@ -219,8 +219,8 @@ def _board_row(cell: dict[str, Any]) -> str:
         _cell(interval, figure.get("low")), _cell(spread, figure.get("q1")), _number(figure.get("n", cell["runs"])),
         _number(passing.get("value"), 2) if "value" in passing else '<td class="num" data-sort="-1">-</td>',
         _cell(wilson, passing.get("low")), _number(duration, 1),
-        f'<td data-sort="{e(", ".join(beside) + confounded)}">{e(", ".join(beside))}'
-        f'{"; " if beside and confounded else ""}<span class="flag">{e(confounded)}</span></td>',
+        (f'<td data-sort="{e(", ".join(beside) + confounded)}">{e(", ".join(beside))}'
+         f'{"; " if beside and confounded else ""}<span class="flag">{e(confounded)}</span></td>'),
     ]
     return f'<tr {group_attributes(cell)}>{"".join(cells)}</tr>'
 
@@ -285,6 +285,8 @@ def _runs(rows: list[dict[str, Any]], board: list[dict[str, Any]]) -> str:
             figure_text += f" · rank {point['rank']} of {point['of']}"
             if point.get("percent_of_best") is not None:
                 figure_text += f" · {point['percent_of_best']:.1f}% of the lowest group median"
+            if point.get("percentile") is not None:
+                figure_text += f" · percentile {point['percentile']:.0f}"
         cells = [
             run, _cell(row.get("case") or "-"), _cell(row.get("version") or "-"), _cell(row.get("variant") or "-"),
             _cell(row.get("engine") or "-"), _cell(row.get("harness") or "-"), _cell(row.get("model") or "-"),

@@ -122,8 +122,9 @@ def _value(row: dict[str, Any]) -> Any:
 
 def _rank_fuel(board: list[dict[str, Any]]) -> None:
     """Each correct run of a performance case: its rank among the case's correct runs (1 spent
-    the least fuel; equal fuel, equal rank) and its fuel as a percentage of the best group's
-    median (100 is as cheap as the best group's typical run)."""
+    the least fuel; equal fuel, equal rank), its fuel as a percentage of the lowest group
+    median (100 is as cheap as that group's typical run) and its percentile against that group
+    (the share of its runs that spent at least as much)."""
     by_case: dict[str, list[dict[str, Any]]] = {}
     for cell in board:
         if cell["figure"]["name"] == FUEL:
@@ -133,14 +134,21 @@ def _rank_fuel(board: list[dict[str, Any]]) -> None:
                        if point["state"] == CORRECT)
         medians = [cell["figure"]["value"] for cell in cells if cell["figure"]["value"] is not None]
         best = min(medians) if medians else None
+        lowest = next((cell for cell in cells if best is not None and cell["figure"]["value"] == best), None)
+        reference = [point["value"] for point in lowest["figure"]["points"]
+                     if point["state"] == CORRECT] if lowest else []
         for cell in cells:
-            cell["figure"]["best"] = best is not None and cell["figure"]["value"] == best
+            cell["figure"]["best"] = cell is lowest
             for point in cell["figure"]["points"]:
                 if point["state"] != CORRECT:
                     continue
                 point["rank"] = 1 + sum(fuel < point["value"] for fuel in fuels)
                 point["of"] = len(fuels)
                 point["percent_of_best"] = round(100.0 * point["value"] / best, 1) if best else None
+                # Where the run falls among the lowest group's runs: the share of them that spent
+                # at least as much fuel (100: as cheap as every one of them).
+                point["percentile"] = (round(100.0 * sum(fuel >= point["value"] for fuel in reference)
+                                             / len(reference), 1) if reference else None)
 
 
 def pass_rate(scored: list[dict[str, Any]]) -> dict[str, Any]:

@@ -218,6 +218,8 @@ def _point(point: dict[str, Any], y: float, x: float, width: float, maximum: flo
             text += f", rank {point['rank']} of {point['of']}"
             if point.get("percent_of_best") is not None:
                 text += f", {point['percent_of_best']:.1f}% of the lowest group median"
+            if point.get("percentile") is not None:
+                text += f", percentile {point['percentile']:.0f} against that group's runs"
     else:
         text = f"{point['run']}: score {float(point['value']):.3f}"
     href = e("#run=" + _fragment(point["run"]))

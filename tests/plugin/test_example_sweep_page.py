@@ -159,3 +159,35 @@ def test_a_hostile_sweep_document_runs_no_script(offline_page: Any, tmp_path: Pa
     assert dialogs == []
     assert HOSTILE in page.locator("#runs").inner_text()  # shown, as text
     assert json.loads(page.locator("#tcab-data").text_content())["details"]["x1"]["status"] == "graded"
+
+
+def test_what_changed_shows_each_groups_figure_and_both_sides_media(offline_page: Any, tmp_path: Path) -> None:
+    from PIL import Image
+
+    from pytest_tcab.run.report.compare import compare
+    from pytest_tcab.run.report.leaderboard import leaderboard
+    from tests.unit.test_sweep_page import document
+    from tests.unit.test_sweep_page import game_run
+
+    page = offline_page
+    for side in ("was", "now"):
+        (tmp_path / side).mkdir()
+        Image.new("RGB", (40, 30), (200, 40, 40) if side == "now" else (40, 200, 40)).save(tmp_path / side / "spin.png")
+
+    def still(side: str) -> list[dict[str, Any]]:
+        return [{"output": "spin", "kind": "image", "path": str(tmp_path / side / "spin.png")}]
+
+    before = document([game_run("a1", media=still("was")), game_run("a2")])["runs"]
+    now = document([game_run("a1", spin="failed", media=still("now")), game_run("a2")])["runs"]
+    write_index({"runs": now, "leaderboard": leaderboard(now), "statuses": {}, "media": "all",
+                 "compare": compare(now, before, "earlier")}, tmp_path)
+    page.goto((tmp_path / "index.html").as_uri())
+    page.wait_for_selector("html[data-ready]")
+    group = page.locator("#compare-table tbody tr").first
+    assert "1.000 [1.000, 1.000] n=2" in group.inner_text() and "0.750" in group.inner_text()
+    flip = page.locator("#compare .flip")
+    assert "validate[spin] newly failing" in flip.inner_text()
+    images = flip.locator("img")
+    assert images.count() == 2
+    for index in range(2):
+        page.wait_for_function("img => img.complete && img.naturalWidth === 40", arg=images.nth(index).element_handle())

@@ -131,7 +131,10 @@ def test_compare_by_name_then_by_case_variant_model_and_harness() -> None:
 
 def test_an_unchanged_sweep_has_no_changes() -> None:
     rows = [row("a"), row("b")]
-    assert compare(rows, rows, "x") == {"against": "x", "runs": [], "unchanged": 2, "added": [], "gone": []}
+    comparison = compare(rows, rows, "x")
+    groups = comparison.pop("groups")
+    assert comparison == {"against": "x", "runs": [], "unchanged": 2, "added": [], "gone": []}
+    assert [(group["now"], group["name"]) for group in groups] == [(group["was"], "automated score") for group in groups]
 
 
 def test_an_earlier_sweep_is_read_from_its_folder_or_file(tmp_path: Path) -> None:

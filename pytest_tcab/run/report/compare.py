@@ -1,8 +1,10 @@
 """`--tcab-compare=PATH`: what changed since an earlier sweep, per run and per item.
 
 Runs are matched by their run folder's name, else by (case, variant, model, harness), pairs of
-one key taken in name order. For each matched pair: the items newly failing and newly passing,
-the automated score up or down, a status that changed; then the runs added and the runs gone.
+one key taken in name order. For each matched pair: the items newly failing and newly passing
+(with both sides' media, where the rows carry them), the automated score up or down, a status
+that changed; then the runs added and the runs gone; and per (harness, model) and case, the
+group's figure now and then.
 The comparison is information: it changes no outcome and no exit status.
 """
 
@@ -60,7 +62,28 @@ def compare(rows: list[dict[str, Any]], previous: list[dict[str, Any]], against:
         "unchanged": len(pairs) - len(changes),
         "added": sorted(row["run"] for row in added),
         "gone": sorted(row["run"] for row in gone),
+        "groups": group_changes(rows, previous),
     }
+
+
+def group_changes(rows: list[dict[str, Any]], previous: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (harness, model) and case in either sweep: the figure its case is ranked by, now and then."""
+    from pytest_tcab.run.report.leaderboard import leaderboard
+
+    def figures(board_rows: list[dict[str, Any]]) -> dict[tuple[Any, ...], dict[str, Any]]:
+        return {(cell["harness"], cell["model"], cell["case"]): cell["figure"] for cell in leaderboard(board_rows)}
+
+    now, was = figures(rows), figures(previous)
+    changes = []
+    for key in sorted(set(now) | set(was), key=lambda key: tuple(str(part or "") for part in key)):
+        shown = now.get(key) or was[key]
+        changes.append({
+            "harness": key[0], "model": key[1], "case": key[2], "name": shown["name"],
+            "unit": shown.get("unit"), "better": shown.get("better"), "statistic": shown.get("statistic"),
+            **{side: ({part: figure.get(part) for part in ("value", "low", "high", "n")} if figure else None)
+               for side, figure in (("now", now.get(key)), ("was", was.get(key)))},
+        })
+    return changes
 
 
 def match_runs(rows: list[dict[str, Any]], previous: list[dict[str, Any]]
@@ -98,6 +121,9 @@ def _change(now: dict[str, Any], was: dict[str, Any]) -> dict[str, Any] | None:
         change["newly_failing"] = failing
     if passing:
         change["newly_passing"] = passing
+    media = {key: {"now": _media_of(now, key), "was": _media_of(was, key)} for key in [*failing, *passing]}
+    if any(sides["now"] or sides["was"] for sides in media.values()):
+        change["media"] = {key: sides for key, sides in media.items() if sides["now"] or sides["was"]}
     if now.get("score") != was.get("score") and None not in (now.get("score"), was.get("score")):
         change["score"] = {"was": was["score"], "now": now["score"],
                            "change": round(float(now["score"]) - float(was["score"]), 6)}
@@ -130,6 +156,12 @@ def change_lines(comparison: dict[str, Any]) -> list[str]:
     if comparison["gone"]:
         lines.append("  gone: " + ", ".join(comparison["gone"]))
     return lines
+
+
+def _media_of(row: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    """The media a row's item recorded (none for rows of sweeps written before rows carried them)."""
+    detail = (row.get("details") or {}).get(key) or {}
+    return list(detail.get("media") or [])
 
 
 def _name(row: dict[str, Any]) -> str:

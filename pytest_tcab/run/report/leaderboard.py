@@ -1,5 +1,16 @@
-"""The leaderboard of a sweep: per (harness, model) and case, the mean automated score of its
-graded runs, how many there were, and a 95% bootstrap interval of that mean.
+"""The leaderboard of a sweep: per (harness, model) and case, the figure its case is ranked by,
+over the group's graded runs, with how many there were and a 95% interval.
+
+Every case type is ranked by what it measures, on the public Test Cabinet's statistical terms:
+a checklist or game case by the automated score (the mean, with a seeded bootstrap interval);
+a performance case by the fuel total of each correct run (a skewed figure: the median, its
+interquartile range and a bootstrap interval on the median; lower is better), each correct
+run's rank in the case and its fuel against the best group's median; over-ceiling runs are
+points of their own, marked, and incorrect runs are counted beside, never in the median; a
+tournament keeps its standings. Beside the figure, every group has its pass rate (the share of
+runs that earned every automated point, with a 95% Wilson score interval) and its duration
+(median, interquartile range, bootstrap interval on the median). Each figure says its unit and
+which way is better (`better`: `higher` or `lower`).
 
 Runs are grouped as the public Test Cabinet groups them: by the (harness, model) pair, never
 merging harnesses. A run that was not graded is counted beside the mean, never in it; so is a
@@ -12,15 +23,25 @@ versions of a tool, is flagged as confounded: its mean averages different tests.
 from __future__ import annotations
 
 import hashlib
+import math
 import statistics
+from collections.abc import Callable
 from typing import Any
 
+from pytest_tcab.run.report.sweep import CORRECT
+from pytest_tcab.run.report.sweep import FUEL
 from pytest_tcab.run.report.sweep import GRADED
+from pytest_tcab.run.report.sweep import INCORRECT
 from pytest_tcab.run.report.sweep import NOT_GRADED
+from pytest_tcab.run.report.sweep import OVER_CEILING
+from pytest_tcab.run.report.sweep import SCORE
+from pytest_tcab.run.report.sweep import STANDINGS
 from pytest_tcab.run.versions import mixed_tools
 
 RESAMPLES = 4000
 CONFIDENCE = 0.95
+Z_95 = 1.959963984540054
+"""The standard normal quantile of a two-sided 95% interval (Wilson's score interval)."""
 
 
 def leaderboard(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -31,7 +52,9 @@ def leaderboard(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         key = (row.get("harness") or "", row.get("model") or "", row["case"])
         cells.setdefault(key, []).append(row)
-    return [_cell(harness, model, case, members) for (harness, model, case), members in sorted(cells.items())]
+    board = [_cell(harness, model, case, members) for (harness, model, case), members in sorted(cells.items())]
+    _rank_fuel(board)
+    return board
 
 
 def _cell(harness: str, model: str, case: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -55,7 +78,123 @@ def _cell(harness: str, model: str, case: str, rows: list[dict[str, Any]]) -> di
         "unscored": sum(row["status"] == GRADED and not _scored(row) for row in rows),
         **mixed,
         "confounded": confounded,
+        "figure": _figure(rows, scored),
+        "pass_rate": pass_rate(scored),
+        "duration": skewed_summary([float(row.get("duration_s") or 0.0) for row in scored],
+                                   [row["run"] for row in scored], unit="s", better="lower"),
     }
+
+
+def measure_of(rows: list[dict[str, Any]]) -> str:
+    """What the rows' case is ranked by (the figure their rows name; the score by default)."""
+    names = {(row.get("figure") or {}).get("name") for row in rows}
+    return FUEL if FUEL in names else STANDINGS if STANDINGS in names else SCORE
+
+
+def _figure(rows: list[dict[str, Any]], scored: list[dict[str, Any]]) -> dict[str, Any]:
+    """The figure the group's case is ranked by, over its scored runs, and its runs' own points."""
+    measure = measure_of(rows)
+    if measure == FUEL:
+        graded = [row for row in rows if row["status"] == GRADED and not row.get("partial")]
+        states = {row["run"]: (row.get("figure") or {}).get("state", INCORRECT) for row in graded}
+        correct = [row for row in graded if states[row["run"]] == CORRECT and _value(row) is not None]
+        summary = skewed_summary([float(_value(row)) for row in correct], [row["run"] for row in correct],
+                                 unit="fuel", better="lower")
+        points = [{"run": row["run"], "value": _value(row), "state": states[row["run"]]} for row in graded
+                  if states[row["run"]] in (CORRECT, OVER_CEILING) and _value(row) is not None]
+        return {"name": FUEL, **summary,
+                "over_ceiling": sum(state == OVER_CEILING for state in states.values()),
+                "incorrect": sum(state == INCORRECT for state in states.values()),
+                "points": sorted(points, key=lambda point: point["run"])}
+    if measure == STANDINGS:
+        found = [(row.get("figure") or {}).get("standings") for row in rows]
+        standings: list[dict[str, Any]] = next((table for table in found if table), [])
+        return {"name": STANDINGS, "statistic": "place", "unit": "points", "better": "higher",
+                "standings": standings, "points": []}
+    scores = [float(row["score"]) for row in scored]
+    low, high = bootstrap_interval(scores, [row["run"] for row in scored])
+    return {"name": SCORE, "statistic": "mean", "unit": "share of points", "better": "higher",
+            "interval": "bootstrap 95%", "n": len(scores),
+            "value": round(statistics.fmean(scores), 6) if scores else None, "low": low, "high": high,
+            "points": [{"run": row["run"], "value": float(row["score"])} for row in scored]}
+
+
+def _value(row: dict[str, Any]) -> Any:
+    return (row.get("figure") or {}).get("value")
+
+
+def _rank_fuel(board: list[dict[str, Any]]) -> None:
+    """Each correct run of a performance case: its rank among the case's correct runs (1 spent
+    the least fuel; equal fuel, equal rank), its fuel as a percentage of the lowest group
+    median (100 is as cheap as that group's typical run) and its percentile against that group
+    (the share of its runs that spent at least as much)."""
+    by_case: dict[str, list[dict[str, Any]]] = {}
+    for cell in board:
+        if cell["figure"]["name"] == FUEL:
+            by_case.setdefault(cell["case"], []).append(cell)
+    for cells in by_case.values():
+        fuels = sorted(point["value"] for cell in cells for point in cell["figure"]["points"]
+                       if point["state"] == CORRECT)
+        medians = [cell["figure"]["value"] for cell in cells if cell["figure"]["value"] is not None]
+        best = min(medians) if medians else None
+        lowest = next((cell for cell in cells if best is not None and cell["figure"]["value"] == best), None)
+        reference = [point["value"] for point in lowest["figure"]["points"]
+                     if point["state"] == CORRECT] if lowest else []
+        for cell in cells:
+            cell["figure"]["best"] = cell is lowest
+            for point in cell["figure"]["points"]:
+                if point["state"] != CORRECT:
+                    continue
+                point["rank"] = 1 + sum(fuel < point["value"] for fuel in fuels)
+                point["of"] = len(fuels)
+                point["percent_of_best"] = round(100.0 * point["value"] / best, 1) if best else None
+                # Where the run falls among the lowest group's runs: the share of them that spent
+                # at least as much fuel (100: as cheap as every one of them).
+                point["percentile"] = (round(100.0 * sum(fuel >= point["value"] for fuel in reference)
+                                             / len(reference), 1) if reference else None)
+
+
+def pass_rate(scored: list[dict[str, Any]]) -> dict[str, Any]:
+    """The share of `scored` runs that earned every automated point, with its 95% Wilson interval."""
+    passed = sum(float(row["score"]) >= 1.0 - 1e-9 for row in scored)
+    low, high = wilson_interval(passed, len(scored))
+    return {"statistic": "share", "unit": "share of runs", "better": "higher", "interval": "Wilson 95%",
+            "passed": passed, "n": len(scored), "value": round(passed / len(scored), 6) if scored else None,
+            "low": low, "high": high}
+
+
+def wilson_interval(passed: int, n: int) -> tuple[float | None, float | None]:
+    """The 95% Wilson score interval of the share `passed / n` (None, None when n is 0)."""
+    if n == 0:
+        return None, None
+    share = passed / n
+    denominator = 1 + Z_95**2 / n
+    centre = (share + Z_95**2 / (2 * n)) / denominator
+    spread = Z_95 * math.sqrt(share * (1 - share) / n + Z_95**2 / (4 * n * n)) / denominator
+    return round(max(0.0, centre - spread), 6), round(min(1.0, centre + spread), 6)
+
+
+def skewed_summary(values: list[float], names: list[str], *, unit: str, better: str) -> dict[str, Any]:
+    """A skewed figure (fuel, duration) over runs `names`: its median, interquartile range and the
+    percentile bootstrap interval of the median, seeded like the mean's."""
+    empty = {"statistic": "median", "unit": unit, "better": better, "interval": "bootstrap 95% of the median",
+             "n": len(values), "value": None, "q1": None, "q3": None, "low": None, "high": None}
+    if not values:
+        return empty
+    ordered = sorted(values)
+    q1, q3 = _quartiles(ordered)
+    low, high = _bootstrap(values, names, _median_rows)
+    return {**empty, "value": round(statistics.median(ordered), 6), "q1": q1, "q3": q3, "low": low, "high": high}
+
+
+def _quartiles(ordered: list[float]) -> tuple[float, float]:
+    """The first and third quartiles (linear interpolation between order statistics, numpy's default)."""
+    def at(share: float) -> float:
+        position = share * (len(ordered) - 1)
+        below = math.floor(position)
+        above = min(below + 1, len(ordered) - 1)
+        return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
+    return round(at(0.25), 6), round(at(0.75), 6)
 
 
 def _scored(row: dict[str, Any]) -> bool:
@@ -66,17 +205,33 @@ def _scored(row: dict[str, Any]) -> bool:
 def bootstrap_interval(scores: list[float], names: list[str]) -> tuple[float | None, float | None]:
     """The percentile bootstrap interval of the mean of `scores` (of the runs `names`), resampled
     in name order with a seed from the sorted names: the same runs give the same interval."""
-    if not scores:
+    return _bootstrap(scores, names, _mean_rows)
+
+
+def _mean_rows(samples: Any) -> Any:
+    return samples.mean(axis=1)
+
+
+def _median_rows(samples: Any) -> Any:
+    import numpy as np
+
+    return np.median(samples, axis=1)
+
+
+def _bootstrap(values: list[float], names: list[str], statistic: Callable[[Any], Any]
+               ) -> tuple[float | None, float | None]:
+    """The percentile bootstrap interval of `statistic` over `values`, seeded by `names`."""
+    if not values:
         return None, None
-    if len(scores) == 1:
-        return round(scores[0], 6), round(scores[0], 6)
+    if len(values) == 1:
+        return round(values[0], 6), round(values[0], 6)
     import numpy as np  # only where there is something to resample: a session of single runs never loads it
 
-    values = np.asarray([score for _, score in sorted(zip(names, scores, strict=True))], dtype=float)
+    ordered = np.asarray([value for _, value in sorted(zip(names, values, strict=True))], dtype=float)
     rng = np.random.default_rng(interval_seed(names))
-    means = values[rng.integers(0, len(values), size=(RESAMPLES, len(values)))].mean(axis=1)
+    resampled = statistic(ordered[rng.integers(0, len(ordered), size=(RESAMPLES, len(ordered)))])
     tail = (1.0 - CONFIDENCE) / 2 * 100
-    low, high = np.percentile(means, [tail, 100 - tail])
+    low, high = np.percentile(resampled, [tail, 100 - tail])
     return round(float(low), 6), round(float(high), 6)
 
 
@@ -107,6 +262,11 @@ def table_lines(board: list[dict[str, Any]]) -> list[str]:
 
 
 def _mean_text(cell: dict[str, Any]) -> str:
+    figure = cell.get("figure") or {}
+    if figure.get("name") == FUEL:
+        if figure["value"] is None:
+            return "-"
+        return f"median fuel {figure['value']:,.0f} [{figure['low']:,.0f}, {figure['high']:,.0f}] (lower is better)"
     if cell["mean"] is None:
         return "-"
     return f"{cell['mean']:.3f} [{cell['low']:.3f}, {cell['high']:.3f}]"
@@ -114,6 +274,11 @@ def _mean_text(cell: dict[str, Any]) -> str:
 
 def _aside(cell: dict[str, Any]) -> str:
     notes = []
+    figure = cell.get("figure") or {}
+    if figure.get("over_ceiling"):
+        notes.append(f"{figure['over_ceiling']} over the ceiling")
+    if figure.get("incorrect"):
+        notes.append(f"{figure['incorrect']} incorrect")
     if cell["not_graded"]:
         notes.append(f"{cell['not_graded']} not graded")
     if cell["unscored"]:

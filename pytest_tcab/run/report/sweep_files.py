@@ -69,7 +69,7 @@ def write_run(data: dict[str, Any], run: dict[str, Any], out_dir: Path, form: st
     own = {**session, "runs": [run]}
     journal.write_whole(folder / "results.json", json.dumps(own, indent=2) + "\n")
     report = journal.write_whole(folder / "report.html", render(own, Media(folder, form == SELF_CONTAINED)))
-    return sweep_row(run, report.relative_to(out_dir).as_posix())
+    return sweep_row(run, report.relative_to(out_dir).as_posix(), out_dir)
 
 
 def write_document(document: dict[str, Any], out_dir: Path) -> list[Path]:

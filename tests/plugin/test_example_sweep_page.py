@@ -1,0 +1,193 @@
+"""The example's sweep page in Chromium, opened from disk with the network blocked: the chart, the
+verdict map, a run opened to its media (a check's diff, a clip that plays on click) and a filter
+kept in the URL's fragment work, and nothing is requested from anywhere but the disk. Then a page
+rendered from a hostile sweep document: nothing a run wrote runs as script."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_tcab.run.browser.session import NO_BROWSER_REASON
+from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.report.index import write_index
+from tests.conftest import EXAMPLE_SUITE
+from tests.conftest import REPO
+
+SWEEP_RUNS = EXAMPLE_SUITE / "runs" / "sweep"
+# A few of the example sweep's runs, one of each kind it grades (kept few: CI time is shared):
+# the Carom catalog build with its flaw (check diffs and clips), an honest and a flawed
+# end-to-end build under two harnesses, and the Rust workspace left as handed over (incorrect).
+SUBSET = ("pong-plain-loop-atlas-1", "e2e-plain-loop-atlas-1", "e2e-planner-birch-1", "bounce-planner-birch-1")
+DEBIAN_CARGO = Path("/usr/bin/cargo")
+chromium = find_chromium(None)
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(chromium is None, reason=NO_BROWSER_REASON),
+    pytest.mark.skipif(not DEBIAN_CARGO.is_file(), reason="the example sweep's bounce run builds Rust: needs cargo"),
+]
+
+
+@pytest.fixture(scope="module")
+def example_sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The subset graded once, as a user runs it (a subprocess), into its own --tcab-out."""
+    out = tmp_path_factory.mktemp("sweep") / "out"
+    env = {**os.environ, "PATH": f"{DEBIAN_CARGO.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", f"--tcab-suite={EXAMPLE_SUITE}",
+         *(f"--tcab-run={SWEEP_RUNS / name}" for name in SUBSET), f"--tcab-out={out}", "-q"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]  # 1: the flaws, reported
+    assert (out / "index.html").is_file()
+    return out
+
+
+@pytest.fixture
+def offline_page() -> Iterator[Any]:
+    """A Chromium page that may read the disk and nothing else: every other request is aborted
+    and recorded, and the test fails if there was one (or if the page threw)."""
+    from playwright.sync_api import sync_playwright
+
+    assert chromium is not None
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(chromium.path), args=["--no-sandbox"])
+        context = browser.new_context(viewport={"width": 1300, "height": 900})
+        asked: list[str] = []
+        def only_disk(route: Any) -> None:
+            if route.request.url.startswith("file:"):
+                route.continue_()
+            else:
+                asked.append(route.request.url)
+                route.abort()
+
+        context.route("**/*", only_disk)
+        opened = context.new_page()
+        opened.on("request", lambda request: asked.append(request.url) if not request.url.startswith("file:") else None)
+        errors: list[str] = []
+        opened.on("pageerror", lambda error: errors.append(str(error)))
+        opened.asked = asked  # type: ignore[attr-defined]
+        opened.errors = errors  # type: ignore[attr-defined]
+        yield opened
+        browser.close()
+        assert errors == [], errors
+        assert [url for url in asked if not url.startswith("file:")] == [], "the page asked the network"
+
+
+def test_the_example_sweep_page_works_from_disk(offline_page: Any, example_sweep: Path) -> None:
+    page = offline_page
+    page.goto((example_sweep / "index.html").as_uri())
+    page.wait_for_selector("html[data-ready]")
+    # The chart: a figure per case, a row per group, a point per graded run.
+    charts = page.locator("#leaderboard figure.case")
+    assert sorted(charts.nth(i).get_attribute("data-case") for i in range(charts.count())) == [
+        "bounce", "end-to-end", "pong"]
+    e2e = page.locator('#leaderboard figure.case[data-case="end-to-end"]')
+    assert e2e.locator("g.group-row").count() == 2 and e2e.locator("[data-point]").count() == 2
+    assert "n=1" in e2e.inner_text()
+    bounce = page.locator('#leaderboard figure.case[data-case="bounce"]')
+    assert "fuel total" in bounce.inner_text() and "1 incorrect" in bounce.inner_text()
+    assert bounce.locator("[data-point]").count() == 0  # an incorrect run is counted beside, never drawn in
+    # The verdict map: the verdict that separates the two end-to-end groups comes first.
+    vmap = page.locator('table.verdict-map[data-case="end-to-end"]')
+    first = vmap.locator("tbody tr").first
+    assert first.locator("th").inner_text() == "requirement[spin-decay]"
+    assert [first.locator("td.vm").nth(i).locator("a").inner_text() for i in range(2)] == ["100%", "0%"]
+    assert "left for the reviewer" in vmap.inner_text()
+    first.locator("td.vm").nth(1).locator("a").click()  # the runs behind the cell
+    assert "item=requirement%5Bspin-decay%5D" in page.url and "harness=planner" in page.url
+    assert _visible_runs(page) == ["e2e-planner-birch-1"]
+    # A run opened in place: its check diffs load, its clip plays on click.
+    page.locator("#clear-filters").click()
+    assert len(_visible_runs(page)) == len(SUBSET) and "#" not in page.url
+    pong = page.locator('#runs tr[data-run="pong-plain-loop-atlas-1"]')
+    pong.locator("button.open").click()
+    opened = page.locator("#runs tr.details")
+    assert "spin.stationary" in opened.inner_text() and "failed" in opened.inner_text()
+    diff = opened.locator('figure.thumb:has(figcaption:text-is("diff")) img').first
+    diff.scroll_into_view_if_needed()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=diff.element_handle())
+    clip = opened.locator("button.clip").first
+    clip.scroll_into_view_if_needed()
+    clip.click()
+    video = opened.locator("video").first
+    page.wait_for_function("video => video.readyState >= 1 && !video.error", arg=video.element_handle())
+    # A filter: reflected in the fragment, and the same view when the link is opened again.
+    page.locator('select[data-filter="harness"]').select_option("planner")
+    assert "harness=planner" in page.url
+    assert _visible_runs(page) == ["bounce-planner-birch-1", "e2e-planner-birch-1"]
+    assert page.locator('#leaderboard-table tbody tr[data-harness="plain-loop"]').first.is_hidden()
+    assert e2e.locator('g.group-row[data-harness="plain-loop"]').is_hidden()  # the chart follows too
+    assert e2e.locator('g.group-row[data-harness="planner"]').is_visible()
+    page.goto(page.url)
+    page.reload()
+    page.wait_for_selector("html[data-ready]")
+    assert _visible_runs(page) == ["bounce-planner-birch-1", "e2e-planner-birch-1"]
+    assert page.locator('select[data-filter="harness"]').input_value() == "planner"
+
+
+def _visible_runs(page: Any) -> list[str]:
+    return sorted(page.eval_on_selector_all(
+        "#runs tbody tr[data-run]", "rows => rows.filter(row => !row.hidden).map(row => row.dataset.run)"))
+
+
+def test_a_hostile_sweep_document_runs_no_script(offline_page: Any, tmp_path: Path) -> None:
+    page = offline_page
+    from tests.unit.test_sweep_page import HOSTILE
+    from tests.unit.test_sweep_page import document
+    from tests.unit.test_sweep_page import game_run
+
+    run = game_run("x1", harness=HOSTILE, model="</script><script>alert(4)</script>", spin="failed",
+                   message=HOSTILE, media=[{"output": HOSTILE, "kind": "image", "path": "javascript:alert(3)"}])
+    run["labels"] = {HOSTILE: HOSTILE}
+    data = document([run, game_run("x2")])
+    write_index(data, tmp_path)
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto((tmp_path / "index.html").as_uri())
+    page.wait_for_selector("html[data-ready]")
+    for button in page.locator("#runs button.open").all():
+        button.click()
+    page.locator('select[data-filter="label"]').select_option(index=1)
+    page.wait_for_timeout(200)
+    assert dialogs == []
+    assert HOSTILE in page.locator("#runs").inner_text()  # shown, as text
+    assert json.loads(page.locator("#tcab-data").text_content())["details"]["x1"]["status"] == "graded"
+
+
+def test_what_changed_shows_each_groups_figure_and_both_sides_media(offline_page: Any, tmp_path: Path) -> None:
+    from PIL import Image
+
+    from pytest_tcab.run.report.compare import compare
+    from pytest_tcab.run.report.leaderboard import leaderboard
+    from tests.unit.test_sweep_page import document
+    from tests.unit.test_sweep_page import game_run
+
+    page = offline_page
+    for side in ("was", "now"):
+        (tmp_path / side).mkdir()
+        Image.new("RGB", (40, 30), (200, 40, 40) if side == "now" else (40, 200, 40)).save(tmp_path / side / "spin.png")
+
+    def still(side: str) -> list[dict[str, Any]]:
+        return [{"output": "spin", "kind": "image", "path": str(tmp_path / side / "spin.png")}]
+
+    before = document([game_run("a1", media=still("was")), game_run("a2")])["runs"]
+    now = document([game_run("a1", spin="failed", media=still("now")), game_run("a2")])["runs"]
+    write_index({"runs": now, "leaderboard": leaderboard(now), "statuses": {}, "media": "all",
+                 "compare": compare(now, before, "earlier")}, tmp_path)
+    page.goto((tmp_path / "index.html").as_uri())
+    page.wait_for_selector("html[data-ready]")
+    group = page.locator("#compare-table tbody tr").first
+    assert "1.000 [1.000, 1.000] n=2" in group.inner_text() and "0.750" in group.inner_text()
+    flip = page.locator("#compare .flip")
+    assert "validate[spin] newly failing" in flip.inner_text()
+    images = flip.locator("img")
+    assert images.count() == 2
+    for index in range(2):
+        page.wait_for_function("img => img.complete && img.naturalWidth === 40", arg=images.nth(index).element_handle())

@@ -196,3 +196,13 @@ def test_load_gives_a_data_frame_when_pandas_is_installed(tmp_path: Path) -> Non
     (tmp_path / "sweep.json").write_text(json.dumps(document([game_run("c1"), game_run("c2")])), encoding="utf-8")
     frame = sweep_api.load(tmp_path, frame=True)
     assert isinstance(frame, pandas.DataFrame) and list(frame["run"]) == ["c1", "c2"]
+
+
+def test_a_sweep_in_progress_says_how_far_it_came() -> None:
+    """The live index.html shows the terminal's progress line until the sweep is done."""
+    data = document([perf_run("a1", [100, 100])])
+    line = "run 1/40 a1: graded, 2 passed (3 s); about 2 min left <b>"
+    live = render_index({**data, "progress": {"finished": 1, "total": 40, "done": False, "line": line}})
+    assert 'id="progress"' in live and "about 2 min left &lt;b&gt;" in live
+    done = render_index({**data, "progress": {"finished": 40, "total": 40, "done": True, "line": line}})
+    assert 'id="progress"' not in done

@@ -115,11 +115,20 @@ def render_index(sweep: dict[str, Any], out_dir: Path | None = None) -> str:
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src 'self' file: data:; "
         f"media-src 'self' file: data:; style-src 'unsafe-inline'; script-src 'sha256-{digest}'\">\n"
         f"<title>{e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
-        f"<header><h1>{e(title)}</h1><p>{e(counted)} · media mode {e(sweep.get('media'))}</p></header>\n"
+        f"<header><h1>{e(title)}</h1><p>{e(counted)} · media mode {e(sweep.get('media'))}</p>"
+        f"{_progress(sweep.get('progress'))}</header>\n"
         f"{_filters(rows)}\n<main>\n{''.join(sections)}</main>\n"
         f'<script type="application/json" id="tcab-data">{json_island(data)}</script>\n'
         f"<script>{script}</script>\n</body>\n</html>\n"
     )
+
+
+def _progress(progress: Any) -> str:
+    """While the sweep is still being graded, its last progress line (the terminal's): the page
+    is rewritten as runs end, so an operator watching it sees how far the sweep came."""
+    if not isinstance(progress, dict) or progress.get("done") or not progress.get("line"):
+        return ""
+    return f'<p id="progress" role="status">in progress: {e(progress["line"])}</p>'
 
 
 # -- filters -----------------------------------------------------------------------------------

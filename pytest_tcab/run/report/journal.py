@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -46,16 +45,6 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
-
-
-def replace_from(staging: Path, folder: Path) -> None:
-    """Move every file under `staging` to the same place under `folder`, each by one rename."""
-    for source in sorted(staging.rglob("*")):
-        if source.is_file():
-            target = folder / source.relative_to(staging)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(source, target)
-    shutil.rmtree(staging, ignore_errors=True)
 
 
 def append(out_dir: Path, row: dict[str, Any]) -> None:

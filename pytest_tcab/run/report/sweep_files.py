@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -31,7 +30,8 @@ from pytest_tcab.run.report.compare import compare
 from pytest_tcab.run.report.html import SELF_CONTAINED
 from pytest_tcab.run.report.html import Media
 from pytest_tcab.run.report.html import render
-from pytest_tcab.run.report.index import write_index
+from pytest_tcab.run.report.index import INDEX_FILE
+from pytest_tcab.run.report.index import render_index
 from pytest_tcab.run.report.leaderboard import leaderboard
 from pytest_tcab.run.report.leaderboard import table_lines
 from pytest_tcab.run.report.progress import Progress
@@ -75,10 +75,7 @@ def write_run(data: dict[str, Any], run: dict[str, Any], out_dir: Path, form: st
 def write_document(document: dict[str, Any], out_dir: Path) -> list[Path]:
     """sweep.json and index.html of `document`, each replaced whole; returns their paths."""
     path = journal.write_whole(out_dir / SWEEP_FILE, json.dumps(document, indent=2) + "\n")
-    staging = Path(tempfile.mkdtemp(prefix=".index-", dir=out_dir))
-    index = write_index(document, staging)
-    journal.replace_from(staging, out_dir)
-    return [path, out_dir / index.relative_to(staging)]
+    return [path, journal.write_whole(out_dir / INDEX_FILE, render_index(document, out_dir))]
 
 
 def in_sweep(run: dict[str, Any]) -> bool:

@@ -433,9 +433,9 @@ def browser(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
     Both sides alternate in pairs; the figures are medians over every item of every pair."""
     from playwright.sync_api import sync_playwright
 
+    from pytest_tcab.run.browser.discovery import find_chromium
     from pytest_tcab.run.browser.serve import StaticServer
     from pytest_tcab.run.browser.session import LAUNCH_ARGS
-    from pytest_tcab.run.browser.session import find_chromium
 
     chromium = find_chromium(None)
     if chromium is None:
@@ -528,12 +528,12 @@ def judge(args: argparse.Namespace, tmp: Path) -> Iterator[str]:
     handle call from Python, on one page of one context; both sides alternate in pairs."""
     from playwright.sync_api import sync_playwright
 
-    from pytest_tcab.run.browser.session import LAUNCH_ARGS
-    from pytest_tcab.run.browser.session import find_chromium
+    from pytest_tcab.run.browser.discovery import find_chromium
+    from pytest_tcab.run.browser.driving import ClipRecorder
     from pytest_tcab.run.browser.serve import StaticServer
+    from pytest_tcab.run.browser.session import LAUNCH_ARGS
     from pytest_tcab.run.judge.crossings import Crossings
     from pytest_tcab.run.judge.runtime import JudgeRuntime
-    from pytest_tcab.run.browser.driving import ClipRecorder
 
     chromium = find_chromium(None)
     if chromium is None:

@@ -29,10 +29,10 @@ from pytest_tcab.options import WASM_TIMEOUT_OPTION  # noqa: F401 - re-exported 
 from pytest_tcab.options import add_options
 from pytest_tcab.options import apply_ini
 from pytest_tcab.options import from_ini
-from pytest_tcab.run.collect import is_run_mode
-from pytest_tcab.run.collect import is_run_path
-from pytest_tcab.run.collect import missing_folders
-from pytest_tcab.run.collect import run_folders
+from pytest_tcab.runs import is_run_mode
+from pytest_tcab.runs import is_run_path
+from pytest_tcab.runs import missing_folders
+from pytest_tcab.runs import run_folders
 from pytest_tcab.session import configured_layout_key
 from pytest_tcab.session import configured_root
 from pytest_tcab.session import end_session
@@ -42,7 +42,11 @@ if TYPE_CHECKING:
     from pytest_tcab.run.report.results import ResultsRecorder
 
 # Feature modules that are plugins of their own (hooks and fixtures beside the code they serve).
-pytest_plugins = ["pytest_tcab.failures", "pytest_tcab.github", "pytest_tcab.outcomes", "pytest_tcab.selection", "pytest_tcab.run.browser.session", "pytest_tcab.run.report.junit"]
+pytest_plugins = ["pytest_tcab.failures", "pytest_tcab.github", "pytest_tcab.outcomes", "pytest_tcab.selection", "pytest_tcab.run.report.junit"]
+
+BROWSER_PLUGIN = "pytest_tcab.run.browser.item"
+"""The browser items' fixtures: registered in the sessions that drive pages (run, reference, capture
+and seed modes) when they are configured, so a session of anything else never imports run mode."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -105,6 +109,9 @@ def pytest_configure(config: pytest.Config) -> None:
             from pytest_tcab.run.report import html_extras
 
             config.pluginmanager.register(html_extras, "tcab-html-extras")  # run items' media in pytest-html
+    if run_mode or config.getoption("tcab_reference") or config.getoption("tcab_capture_baselines") or \
+            config.getoption("tcab_seed") is not None:
+        _register_browser(config)
     if run_mode or config.getoption("tcab_reference") or config.getoption("tcab_capture_baselines"):
         from pytest_tcab.run.build.snapshot import register
 
@@ -130,6 +137,14 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
     from pytest_tcab.run.scheduling import scheduler_for
 
     return scheduler_for(config, log)
+
+
+def _register_browser(config: pytest.Config) -> None:
+    """The browser fixtures, as a plugin (its fixtures rank below every conftest.py's overrides)."""
+    import importlib
+
+    if not config.pluginmanager.has_plugin(BROWSER_PLUGIN):
+        config.pluginmanager.register(importlib.import_module(BROWSER_PLUGIN), BROWSER_PLUGIN)
 
 
 def _suite_layout(root: Path) -> LayoutFiles:

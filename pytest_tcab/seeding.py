@@ -361,11 +361,11 @@ def write_plan(plan: SeedPlan, out: Path) -> tuple[list[str], list[Entry]]:
 
 def render_mockups(request: pytest.FixtureRequest, folder: Path, mockups: list[Entry], out: Path) -> str | None:
     """Screenshot each mockup into `out` with the session's browser; the reason when there is none."""
+    from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
+    from pytest_tcab.run.browser.discovery import find_chromium
     from pytest_tcab.run.browser.driving import render_mockup
     from pytest_tcab.run.browser.serve import StaticServer
     from pytest_tcab.run.browser.session import DEFAULT_VIEWPORT
-    from pytest_tcab.run.browser.session import NO_BROWSER_REASON
-    from pytest_tcab.run.browser.session import find_chromium
 
     if find_chromium(request.config.getoption("tcab_chromium", None)) is None:
         return NO_BROWSER_REASON

@@ -41,11 +41,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def label(config: pytest.Config, item: pytest.Item) -> None:
-    from pytest_tcab.run.browser.session import BrowserFunction
-
     kind = str(getattr(item, "kind", "") or item.name.partition("[")[0])
     words = {"tcab", f"tcab_{kind}"}
-    if isinstance(item, BrowserFunction):
+    if type(item).__module__.startswith("pytest_tcab.run.") and _drives_a_browser(item):
         words.add("browser")
     if getattr(item, "wasm", False):
         words.add("wasm")
@@ -95,6 +93,13 @@ def _label_case_file(config: pytest.Config, case_file: pytest.File) -> None:
 
 
 @functools.lru_cache(maxsize=4096)
+def _drives_a_browser(item: pytest.Item) -> bool:
+    """A run-mode item in the browser (asked of run items only: author mode never imports run mode)."""
+    from pytest_tcab.run.browser.item import BrowserFunction
+
+    return isinstance(item, BrowserFunction)
+
+
 def case_keywords(path: Path) -> frozenset[str]:
     """The slug, type, difficulty and tags a case file declares (the slug of a definition is its stem)."""
     from pytest_tcab.resolve.definition import definition_version_folder

@@ -1,8 +1,8 @@
 """How a session finds its runs: which run folders it has, what each names, and their collectors.
 
-The one way in. A session's run folders (`run_folders`) are those `--tcab-run` names (repeated;
-a folder of runs names its children that hold `.tcab/run.toml`) and those given as pytest paths
-(a run folder, its `.tcab/run.toml` or an id under it, a folder of runs). Each is resolved once
+The one way in. A session's run folders (`pytest_tcab.runs.run_folders`) are those `--tcab-run`
+names (repeated; a folder of runs names its children that hold `.tcab/run.toml`) and those given
+as pytest paths (a run folder, its `.tcab/run.toml` or an id under it, a folder of runs). Each is resolved once
 (`session_runs`) against the configured suite into a `RunContext` of its own, or into why it
 cannot be graded: that run's collection error, while the others are graded. Runs of one
 adversarial case (its version and variant) given together are its tournament, collected under
@@ -13,8 +13,8 @@ Run folders are never `pytest.Directory` collectors, and no path inside one is h
 pytest's start-up: pytest imports the `conftest.py` of every directory it collects (and of every
 path it is given), and a produced tree's `conftest.py` must never run in the grader.
 
-This module is imported when the plugin configures any session, so it imports the run machinery
-only where it resolves runs.
+This module is imported only in run mode (`pytest_tcab.runs` says whether a session is), and
+imports the run machinery only where it resolves runs.
 """
 
 from __future__ import annotations
@@ -31,97 +31,16 @@ from typing import Any
 import pytest
 
 from pytest_tcab.errors import TcabError
+from pytest_tcab.runs import RUN_FILE
+from pytest_tcab.runs import GivenRun
+from pytest_tcab.runs import children_runs
+from pytest_tcab.runs import run_folders
 
 if TYPE_CHECKING:
     from pytest_tcab.case import CaseVersion
     from pytest_tcab.case import Variant
     from pytest_tcab.run.context import RunContext
     from pytest_tcab.suite import Suite
-
-RUN_FILE = Path(".tcab/run.toml")
-"""What makes a folder a run: the file naming its case and who produced it."""
-
-
-@dataclass(frozen=True)
-class GivenRun:
-    """A run folder of the session, and the folder of runs it was found in, if any."""
-
-    folder: Path
-    """Resolved."""
-    group: Path | None = None
-
-
-# -- which folders are runs -------------------------------------------------------------------
-
-_given_key = pytest.StashKey[tuple[GivenRun, ...]]()
-_missing_key = pytest.StashKey[tuple[Path, ...]]()
-
-
-def run_folders(config: pytest.Config) -> tuple[GivenRun, ...]:
-    """The session's run folders, in the order given, each once: `--tcab-run`'s, then the paths'."""
-    if _given_key not in config.stash:
-        base = config.invocation_params.dir
-        positional = config.args if config.args_source == pytest.Config.ArgsSource.ARGS else []
-        given = [*(found for value in config.getoption("tcab_run") or () for found in _runs_named(base / value)),
-                 *runs_among(positional, base)]
-        seen: dict[Path, GivenRun] = {}
-        for run in given:
-            seen.setdefault(run.folder, run)
-        config.stash[_given_key] = tuple(seen.values())
-        config.stash[_missing_key] = tuple(Path(os.path.abspath(base / value)) for value in config.getoption("tcab_run") or ()
-                                           if not (base / value).is_dir())
-    return config.stash[_given_key]
-
-
-def missing_folders(config: pytest.Config) -> tuple[Path, ...]:
-    """`--tcab-run` folders that do not exist: runs that cannot be graded, reported by the sweep."""
-    run_folders(config)
-    return config.stash[_missing_key]
-
-
-def is_run_mode(config: pytest.Config) -> bool:
-    return bool(run_folders(config) or missing_folders(config))
-
-
-def runs_among(args: Iterable[str], base: Path) -> list[GivenRun]:
-    """The runs among pytest's path arguments: a run folder, anything inside one (its
-    `.tcab/run.toml`, a node id under it, a file of its tree), or a folder of runs (its children
-    that are runs). A path inside a run is that run: pytest is never let into a produced tree."""
-    found: list[GivenRun] = []
-    for arg in args:
-        if arg.startswith("-"):
-            continue
-        path = Path(os.path.abspath(base / arg.split("::", 1)[0]))
-        enclosing = next((folder for folder in (path, *path.parents) if (folder / RUN_FILE).is_file()), None)
-        if enclosing is not None:
-            found += _runs_named(enclosing)
-        elif path.is_dir() and _children_runs(path):
-            found += _runs_named(path)
-    return found
-
-
-def is_run_path(arg: str, base: Path) -> bool:
-    """Whether a path argument is, or lies inside, a run or a folder of runs: pytest must load no
-    conftest.py for it."""
-    return bool(runs_among([arg], base))
-
-
-def _runs_named(path: Path) -> list[GivenRun]:
-    """`path` when it is a run (it has `.tcab/run.toml`, or no subfolder has one), else its
-    subfolders that are runs, in name order."""
-    folder = Path(os.path.realpath(path))
-    if not folder.is_dir() or (folder / RUN_FILE).is_file():
-        return [GivenRun(folder)] if folder.is_dir() else []
-    children = _children_runs(folder)
-    return [GivenRun(child, folder) for child in children] or [GivenRun(folder)]
-
-
-def _children_runs(folder: Path) -> list[Path]:
-    try:
-        return sorted(child for child in folder.iterdir() if child.is_dir() and (child / RUN_FILE).is_file())
-    except OSError:
-        return []
-
 
 # -- what each run folder names ---------------------------------------------------------------
 
@@ -280,7 +199,7 @@ class RunFolder(pytest.Collector):
     """A folder of runs given as a path: each of its runs."""
 
     def collect(self) -> Iterator[pytest.Collector]:
-        for child in _children_runs(self.path):
+        for child in children_runs(self.path):
             yield run_directory(self, child)
 
 

@@ -17,7 +17,7 @@ import pytest
 from xdist.scheduler import LoadGroupScheduling
 
 from pytest_tcab.author import REFERENCE_RUN_PREFIX
-from pytest_tcab.run.collect import RUN_FILE
+from pytest_tcab.runs import RUN_FILE
 
 REGROUPED_MODES = frozenset({"load", "loadgroup", "worksteal"})
 """The `--dist` modes that would split a run's items between workers. `loadscope` and

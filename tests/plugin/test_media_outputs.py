@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tcab.run.browser.session import NO_BROWSER_REASON
-from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
+from pytest_tcab.run.browser.discovery import find_chromium
 from tests.conftest import EXAMPLE_SUITE
 from tests.html_reports import media_attributes
 from tests.html_reports import pytest_html_extras

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tcab.run.browser.session import NO_BROWSER_REASON
-from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
+from pytest_tcab.run.browser.discovery import find_chromium
 from tests.conftest import copy_example_suite
 from tests.validation import Session
 from tests.validation import gauge_project

@@ -22,7 +22,7 @@ from definition_suite import SPEC
 from definition_suite import VERSION
 from definition_suite import write_definition_suite
 
-from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.browser.discovery import find_chromium
 from pytest_tcab.run.build.typescript import esbuild
 
 pytestmark = [

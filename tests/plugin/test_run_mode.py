@@ -13,8 +13,8 @@ from pathlib import Path
 import playwright.sync_api  # noqa: F401
 import pytest
 
-from pytest_tcab.run.browser.session import NO_BROWSER_REASON
-from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
+from pytest_tcab.run.browser.discovery import find_chromium
 
 GAMES = Path(__file__).resolve().parent.parent / "run" / "browser" / "games"
 MANIFEST = Path("suite/test-cases/end-to-end/easy/demo/v1.0.0/test-case.toml")

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from pytest_tcab.run.browser.session import NO_BROWSER_REASON
-from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
+from pytest_tcab.run.browser.discovery import find_chromium
 from tests.attack import FORGED_DRIVER
 from tests.attack import attack_command
 from tests.validation import GAUGE_VERSION

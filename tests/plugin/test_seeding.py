@@ -12,8 +12,8 @@ from definition_suite import VERSION
 from definition_suite import write_definition_suite
 from rules import Edit
 
-from pytest_tcab.run.browser import session as browser
-from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.browser import discovery as browser
+from pytest_tcab.run.browser.discovery import find_chromium
 
 DEFINITIONS = Path("example-suite/versions/v1.0.0")
 CAROM = Path("example-suite/test-cases/end-to-end/medium/carom/v2.0.0")

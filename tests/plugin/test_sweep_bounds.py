@@ -20,8 +20,8 @@ import wasmtime
 from sweep_suite import ARGS
 from sweep_suite import write_sweep_suite
 
-from pytest_tcab.run.browser.session import NO_BROWSER_REASON
-from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
+from pytest_tcab.run.browser.discovery import find_chromium
 from pytest_tcab.run.build import sandbox
 from pytest_tcab.run.build.cgroup import find_parent
 

@@ -12,8 +12,8 @@ from typing import Any
 import playwright.sync_api  # noqa: F401
 import pytest
 
-from pytest_tcab.run.browser.session import NO_BROWSER_REASON
-from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
+from pytest_tcab.run.browser.discovery import find_chromium
 from tests.validation import gauge_project
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(find_chromium(None) is None, reason=NO_BROWSER_REASON)]

@@ -29,9 +29,9 @@ from pytest_tcab.run.assets.formats import Format
 from pytest_tcab.run.assets.formats import Shape
 from pytest_tcab.run.assets.formats import Unreadable
 from pytest_tcab.run.assets.formats import format_for
-from pytest_tcab.run.browser.session import BrowserFunction
+from pytest_tcab.run.browser.item import BrowserFunction
+from pytest_tcab.run.browser.item import browser_test
 from pytest_tcab.run.browser.session import BrowserSession
-from pytest_tcab.run.browser.session import browser_test
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.item import RunItem
 from pytest_tcab.toml import line_in

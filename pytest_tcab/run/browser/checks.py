@@ -22,9 +22,9 @@ from pytest_tcab.errors import format_key_path
 from pytest_tcab.models.check import Check
 from pytest_tcab.options import MAX_DIFF_OPTION
 from pytest_tcab.options import Viewport
-from pytest_tcab.run.browser.session import BrowserFunction
+from pytest_tcab.run.browser.item import BrowserFunction
+from pytest_tcab.run.browser.item import browser_test
 from pytest_tcab.run.browser.session import BrowserSession
-from pytest_tcab.run.browser.session import browser_test
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.item import RunItem
 from pytest_tcab.toml import line_in

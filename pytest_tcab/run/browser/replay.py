@@ -63,8 +63,8 @@ def record_clip(page: Page, url: str, dest: Path, timeout_s: float) -> Path:
     """
     from playwright.sync_api import Error
 
+    from pytest_tcab.run.browser.discovery import NO_FFMPEG_REASON
     from pytest_tcab.run.browser.driving import ClipRecorder
-    from pytest_tcab.run.browser.session import NO_FFMPEG_REASON
 
     if shutil.which("ffmpeg") is None:
         raise ReplayFailed(NO_FFMPEG_REASON)

@@ -1,16 +1,11 @@
-"""The session's Chromium: where it is found, how it is launched, and the loopback-only contexts items drive."""
+"""The session's one Chromium and the contexts it lends to items, each cleaned between them (its pool)."""
 
 from __future__ import annotations
 
-import json
 import os
-import platform
-import re
-import shutil
 import sys
 import tempfile
 import threading
-import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from collections.abc import Iterator
@@ -18,63 +13,28 @@ from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field
-from functools import cache
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
-from typing import cast
-from urllib.parse import urlsplit
 
 import pytest
 
-from pytest_tcab.errors import TcabError
-from pytest_tcab.failures import is_plain
-from pytest_tcab.failures import item_failure
-from pytest_tcab.nodeids import match_saved_form
-from pytest_tcab.outcomes import NotGraded
-from pytest_tcab.outcomes import mark_not_graded
-from pytest_tcab.outcomes import skip_at_item
-from pytest_tcab.run.build.sandbox import hidden_places
+from pytest_tcab.run.browser.discovery import NO_FFMPEG_REASON
+from pytest_tcab.run.browser.discovery import BrowserError
+from pytest_tcab.run.browser.discovery import ChromiumLocation
+from pytest_tcab.run.browser.discovery import ffmpeg_for_playwright
+from pytest_tcab.run.browser.guard import CONFINING_ARGS
+from pytest_tcab.run.browser.guard import FALLBACK_SCRIPT
+from pytest_tcab.run.browser.guard import any_url
+from pytest_tcab.run.browser.guard import loopback_only
+from pytest_tcab.run.browser.guard import loopback_only_socket
+from pytest_tcab.run.browser.guard import origin_of
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext
     from playwright.sync_api import CDPSession
     from playwright.sync_api import Page
-    from playwright.sync_api import Route
-    from playwright.sync_api import WebSocketRoute
-
-NO_BROWSER_REASON = (
-    "no Chromium found: apt-get install chromium, or pass --tcab-chromium=PATH "
-    "(or set TCAB_CHROMIUM)"
-)
-"""The one skip reason every browser item shares when discovery finds nothing."""
-
-NOT_CONFINED = (
-    "--tcab-no-sandbox: Chromium runs in the host's network and sees the host's files (the suite, "
-    "the results folder, your home); pages are kept to the loopback server by Playwright's routes "
-    "and Chromium's flags only (docs/trust.md)"
-)
-"""Said once per session that runs pages unconfined."""
-
-NO_FFMPEG_REASON = (
-    "video outputs need ffmpeg to encode the clip: apt-get install ffmpeg, "
-    "or run `playwright install ffmpeg`"
-)
-"""Why a recording context cannot be made; items with a video output fail with it."""
-
-CONFINING_ARGS: tuple[str, ...] = (
-    "--disable-quic",
-    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
-)
-"""Defence in depth behind the network namespace, and with Playwright's routes and
-FALLBACK_SCRIPT the only guard where there is none. Measured one by one against a listener
-(tests/run/browser/netprobe): the resolver rules stop every request of the HTTP stack to another
-host (fetch, WebSocket, frames, windows, images, EventSource, WebTransport); the WebRTC policy
-stops STUN and TURN over UDP but not TURN over TCP; `--disable-quic` keeps ordinary requests
-off HTTP/3 and does not stop WebTransport."""
 
 LAUNCH_ARGS: tuple[str, ...] = (
     "--no-sandbox",
@@ -88,17 +48,6 @@ LAUNCH_ARGS: tuple[str, ...] = (
 )
 """Flags that let Debian's Chromium run headless with no GPU (WebGL falls back to SwiftShader),
 in containers with a small /dev/shm, and without phoning home; then the confining flags."""
-
-FALLBACK_SCRIPT = """(() => {
-  for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel", "WebTransport"]) {
-    try { delete globalThis[name]; } catch (_) {}
-  }
-})();"""
-"""Where Chromium runs unconfined (--tcab-no-sandbox), every frame loses the APIs that open
-connections Playwright's routes do not see: WebRTC (STUN/TURN over UDP and TCP) and WebTransport."""
-
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
-"""The only hosts a driven page may reach: the build and its drivers come from the loopback server."""
 
 DEFAULT_VIEWPORT = (1280, 720)
 
@@ -117,37 +66,6 @@ NO_DISPLAY = (
 
 Setup = Callable[["BrowserContext"], None]
 """What a lent context gets once, when it is made (init scripts, bindings)."""
-
-# Playwright's executable layouts, keyed like its registry's host platforms.
-_CHROMIUM_PARTS = {
-    "linux-x64": ("chrome-linux64", "chrome"),
-    "linux-arm64": ("chrome-linux-arm64", "chrome"),
-    "mac-x64": ("chrome-mac-x64", "Google Chrome for Testing.app", "Contents", "MacOS",
-                "Google Chrome for Testing"),
-    "mac-arm64": ("chrome-mac-arm64", "Google Chrome for Testing.app", "Contents", "MacOS",
-                  "Google Chrome for Testing"),
-    "win-x64": ("chrome-win64", "chrome.exe"),
-}
-_FFMPEG_NAMES = {
-    "linux-x64": "ffmpeg-linux",
-    "linux-arm64": "ffmpeg-linux",
-    "mac-x64": "ffmpeg-mac",
-    "mac-arm64": "ffmpeg-mac",
-    "win-x64": "ffmpeg-win64.exe",
-}
-
-
-class PageCrashed(TcabError):
-    """A page of the item crashed its renderer: the run's own failure, never "not graded"."""
-
-    def __init__(self, urls: list[str], config: pytest.Config) -> None:
-        cap = int(config.getoption("tcab_page_memory")) // 2**20
-        super().__init__(f"the page crashed (its renderer died at {urls[0]}): a page past its JavaScript heap "
-                         f"cap ({cap} MiB, --tcab-page-memory), or one that brings its renderer down, fails here")
-
-
-class BrowserError(TcabError):
-    """Chromium was asked for but cannot be used: a wrong path, a failed launch, no video encoder."""
 
 
 @dataclass(frozen=True)
@@ -189,118 +107,6 @@ class ItemScope:
     """`trace` (and `traces` when there are several), `failure_screenshot`: paths, for results.json."""
     crashed: list[str] = field(default_factory=list)
     """The URLs of the item's pages whose renderer died: the item fails with "the page crashed"."""
-
-
-@dataclass(frozen=True)
-class ChromiumLocation:
-    """A Chromium executable and which discovery step found it (shown in failures and headers)."""
-
-    path: Path
-    source: str
-    """``--tcab-chromium``, ``TCAB_CHROMIUM``, ``playwright`` or ``system``."""
-
-
-def find_chromium(explicit: str | None) -> ChromiumLocation | None:
-    """Find Chromium in DESIGN order; None means "skip every browser item".
-
-    A path the user named (option or environment) that is not an executable file raises
-    instead of falling through, so a typo never silently tests with another browser.
-    """
-    for source, value in (("--tcab-chromium", explicit),
-                          ("TCAB_CHROMIUM", os.environ.get("TCAB_CHROMIUM"))):
-        if value:
-            path = Path(value).expanduser()
-            if not _is_executable(path):
-                raise BrowserError(f"{source}={value}: no executable file there")
-            return ChromiumLocation(path, source)
-    own = playwright_chromium()
-    if own is not None and _is_executable(own):
-        return ChromiumLocation(own, "playwright")
-    for candidate in (Path("/usr/bin/chromium"), shutil.which("chromium")):
-        if candidate is not None and _is_executable(Path(candidate)):
-            return ChromiumLocation(Path(candidate), "system")
-    return None
-
-
-def _is_executable(path: Path) -> bool:
-    return path.is_file() and os.access(path, os.X_OK)
-
-
-def playwright_chromium() -> Path | None:
-    """Where ``playwright install chromium`` puts this Playwright's browser (it may be absent)."""
-    parts = _CHROMIUM_PARTS.get(_host_platform())
-    if parts is None:
-        return None
-    return playwright_registry() / f"chromium-{_revisions()['chromium']}" / Path(*parts)
-
-
-def playwright_registry() -> Path:
-    """Playwright's browser directory as the user's environment defines it.
-
-    Mirrors the driver's own rule (``PLAYWRIGHT_BROWSERS_PATH``, ``0`` meaning inside the
-    package, else the per-user cache). It reads the environment at call time; BrowserSession
-    only redirects the variable for the instant the driver starts, so this keeps seeing the
-    user's real location.
-    """
-    configured = os.environ.get("PLAYWRIGHT_BROWSERS_PATH")
-    if configured == "0":
-        return _driver_package() / ".local-browsers"
-    if configured:
-        return Path(os.environ.get("INIT_CWD") or os.getcwd(), configured)
-    if sys.platform == "darwin":
-        cache = Path.home() / "Library" / "Caches"
-    elif sys.platform == "win32":
-        cache = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    else:
-        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "ms-playwright"
-
-
-def ffmpeg_for_playwright(cache_dir: Path) -> Path | None:
-    """Return a browsers directory whose ``ffmpeg-<rev>`` Playwright's video recorder can run.
-
-    Playwright records video only with its own downloaded ffmpeg. If that download exists the
-    user's registry is returned unchanged; otherwise `cache_dir` gets a symlink named like it
-    pointing at the system ffmpeg (Debian's encodes the VP9 Playwright asks for). Hand the
-    result to the driver as ``PLAYWRIGHT_BROWSERS_PATH`` before ``sync_playwright()`` starts.
-    None means no ffmpeg anywhere: recording contexts then fail with NO_FFMPEG_REASON.
-    """
-    name = _FFMPEG_NAMES.get(_host_platform())
-    if name is None:
-        return None
-    folder = f"ffmpeg-{_revisions()['ffmpeg']}"
-    original = playwright_registry()
-    if _is_executable(original / folder / name):
-        return original
-    system = shutil.which("ffmpeg")
-    if system is None:
-        return None
-    link = cache_dir / folder / name
-    link.parent.mkdir(parents=True, exist_ok=True)
-    if not link.is_symlink():
-        link.symlink_to(system)
-    return cache_dir
-
-
-def _host_platform() -> str:
-    machine = platform.machine().lower()
-    arch = "arm64" if machine in ("arm64", "aarch64") else "x64"
-    if sys.platform.startswith("linux"):
-        return f"linux-{arch}"
-    if sys.platform == "darwin":
-        return f"mac-{arch}"
-    return "win-x64" if sys.platform == "win32" else "unknown"
-
-
-def _driver_package() -> Path:
-    return Path(str(files("playwright"))) / "driver" / "package"
-
-
-@cache
-def _revisions() -> dict[str, str]:
-    """Browser revisions this Playwright expects, from its driver's ``browsers.json``."""
-    data = json.loads((_driver_package() / "browsers.json").read_text(encoding="utf-8"))
-    return {entry["name"]: entry["revision"] for entry in data["browsers"]}
 
 
 @contextmanager
@@ -446,9 +252,9 @@ class BrowserSession:
         # Fresh closures per context: Playwright caches its wrapper on the handler object, and a
         # wrapper made by an earlier (since reloaded) Playwright would hand over raw objects.
         origins: set[str] = set()
-        allowed = None if origin is None else _origin_of(origin)
-        context.route("**/*", lambda route: _loopback_only(route, origins, allowed))
-        context.route_web_socket(lambda url: _any_url(url), lambda socket: _loopback_only_socket(socket, allowed))
+        allowed = None if origin is None else origin_of(origin)
+        context.route("**/*", lambda route: loopback_only(route, origins, allowed))
+        context.route_web_socket(lambda url: any_url(url), lambda socket: loopback_only_socket(socket, allowed))
         return context, origins
 
     @contextmanager
@@ -612,235 +418,3 @@ class BrowserSession:
     def _close_network(self) -> None:
         if self._network is not None:
             self._network.close()
-
-
-def _origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
-
-
-def _reachable(url: str, allowed: str | None) -> bool:
-    """Whether a page whose context allows `allowed` (None: any loopback origin) may request `url`."""
-    if allowed is None:
-        return urlsplit(url).hostname in LOOPBACK_HOSTS
-    return _origin_of(url) == allowed
-
-
-def _loopback_only(route: Route, origins: set[str], allowed: str | None) -> None:
-    url = route.request.url
-    if _reachable(url, allowed):
-        origins.add(_origin_of(url))
-        route.fallback()
-    else:
-        route.abort("blockedbyclient")
-
-
-def _any_url(url: str) -> bool:
-    return True
-
-
-def _loopback_only_socket(socket: WebSocketRoute, allowed: str | None) -> None:
-    # A socket of a page reaches the host and port its context allows, as ws:// or wss://.
-    target = None if allowed is None else allowed.replace("http", "ws", 1)
-    if _reachable(socket.url, target):
-        socket.connect_to_server()
-    else:
-        socket.close(code=1008, reason="pytest-tcab: a driven page may reach only the loopback server")
-
-
-@dataclass(frozen=True)
-class DebugOptions:
-    """`--tcab-tracing`, `--tcab-headed`, `--tcab-slowmo`, each defaulting to pytest-playwright's
-    `--tracing`, `--headed`, `--slowmo` when that plugin is installed and they are given."""
-
-    tracing: Tracing
-    headed: bool
-    slowmo: float
-
-
-PLAYWRIGHT_IGNORED: dict[str, tuple[str, Any]] = {
-    "browser": ("--browser", []),
-    "browser_channel": ("--browser-channel", None),
-    "device": ("--device", None),
-    "video": ("--video", "off"),
-    "screenshot": ("--screenshot", "off"),
-    "full_page_screenshot": ("--full-page-screenshot", False),
-    "output": ("--output", "test-results"),
-    "playwright_debug": ("--playwright-debug", None),
-}
-"""pytest-playwright's options tcab items cannot honour: dest -> (flag, its default)."""
-
-_debug_key = pytest.StashKey["DebugOptions"]()
-
-
-def _has_pytest_playwright(config: pytest.Config) -> bool:
-    """pytest-playwright (or a plugin speaking its options) registered its command line."""
-    return hasattr(config.option, "browser_channel") and hasattr(config.option, "tracing")
-
-
-def debug_options(config: pytest.Config) -> DebugOptions:
-    """The session's debugging options: ours first, then pytest-playwright's, then off."""
-    if _debug_key not in config.stash:
-        theirs = _has_pytest_playwright(config)
-        tracing = config.getoption("tcab_tracing", None) or (theirs and config.getoption("tracing")) or "off"
-        headed = bool(config.getoption("tcab_headed", False) or (theirs and config.getoption("headed")))
-        slowmo = config.getoption("tcab_slowmo", None)
-        if slowmo is None:
-            slowmo = float(theirs and config.getoption("slowmo") or 0)
-        config.stash[_debug_key] = DebugOptions(cast(Tracing, tracing), headed, slowmo)
-    return config.stash[_debug_key]
-
-
-def ignored_playwright_options(config: pytest.Config) -> list[str]:
-    """pytest-playwright's options given a value tcab items do not honour (`--browser chromium` is ours)."""
-    if not _has_pytest_playwright(config):
-        return []
-    given = []
-    for dest, (flag, default) in PLAYWRIGHT_IGNORED.items():
-        value: Any = getattr(config.option, dest, default)
-        if dest == "browser" and value and set(value) <= {"chromium"}:
-            continue
-        if value != default and value is not None:
-            given.append(flag)
-    return given
-
-
-@pytest.fixture(scope="session")
-def tcab_launch_args(request: pytest.FixtureRequest) -> dict[str, Any]:
-    """Override point: keyword arguments for ``chromium.launch`` (the executable is always ours)."""
-    debug = debug_options(request.config)
-    return {"args": [*LAUNCH_ARGS, heap_cap_flag(request.config)], "headless": not debug.headed,
-            "slow_mo": debug.slowmo}
-
-
-def heap_cap_flag(config: pytest.Config) -> str:
-    """Chromium's flag that caps each page's JavaScript heap (`--tcab-page-memory`): a page that
-    allocates without end crashes its own renderer instead of taking the grading machine."""
-    return f"--js-flags=--max-old-space-size={int(config.getoption('tcab_page_memory')) // 2**20}"
-
-
-@pytest.fixture(scope="session")
-def tcab_context_args() -> dict[str, Any]:
-    """Override point: keyword arguments for every item's ``new_context``.
-
-    A fixed locale and time zone keep screenshots the same on every host; viewport, scale and
-    the loopback guard are set by the item and cannot be overridden here.
-    """
-    return {"locale": "en-US", "timezone_id": "UTC"}
-
-
-@pytest.fixture(scope="session")
-def tcab_browser(
-    request: pytest.FixtureRequest,
-    tcab_launch_args: dict[str, Any],
-    tcab_context_args: dict[str, Any],
-) -> Iterator[BrowserSession]:
-    """The session's browser, or a skip with NO_BROWSER_REASON when this host has none."""
-    location = find_chromium(request.config.getoption("tcab_chromium", None))
-    if location is None:
-        skip_at_item(NO_BROWSER_REASON)
-    ignored = ignored_playwright_options(request.config)
-    if ignored:
-        warnings.warn(pytest.PytestWarning(
-            f"pytest-playwright's {', '.join(ignored)} do not apply to tcab items: they run in pytest-tcab's own "
-            "Chromium (--tcab-chromium, --tcab-viewport) and keep their own media (a screenshot on failure, "
-            "--tcab-tracing); --tracing, --headed and --slowmo are honoured (docs/debugging.md)"),
-            stacklevel=1)
-    confine = not request.config.getoption("tcab_no_sandbox", False)
-    if not confine:
-        warnings.warn(pytest.PytestWarning(NOT_CONFINED), stacklevel=1)
-    session = BrowserSession(location, tcab_launch_args, tcab_context_args, confine=confine,
-                             hidden=hidden_places(request.config))
-    try:
-        yield session
-    finally:
-        session.close()
-
-
-class BrowserFunction(pytest.Function):
-    """An item driven in the session browser: `use_browser` gets it through `browser_test`.
-
-    It is a `pytest.Function` so the browser arrives as the `tcab_browser` fixture, through
-    public API. A host with no Chromium skips with the one shared reason; `--tcab-strict`
-    turns that into a failure, reported in the call phase like every other strict failure.
-    """
-
-    _no_browser = False
-    _unavailable: str | None = None
-    """Why the session's browser cannot start (no confinement, a failed launch): the item fails
-    with it in its call phase, as a message, never as a setup traceback."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        match_saved_form(self)
-
-    def use_browser(self, browser: BrowserSession) -> None:
-        raise NotImplementedError
-
-    def output_folder(self) -> Path | None:
-        """Where this item's trace and failure screenshot go: `<run out>/browser/<item name>/`."""
-        run = getattr(self, "run", None)
-        if run is None:
-            return None
-        safe = re.sub(r"[^A-Za-z0-9_.@#-]+", "_", self.name).strip("_") or "item"
-        return Path(run.out_dir) / "browser" / safe
-
-    def keep_debugging(self, kept: dict[str, Any]) -> None:
-        """Put what the item kept for debugging (trace, failure screenshot) into its report."""
-        record = getattr(self, "record", None)
-        if record is not None:
-            record(**kept)
-        else:
-            self.user_properties.extend((f"tcab.{name}", value) for name, value in kept.items())
-
-    def setup(self) -> None:
-        try:
-            super().setup()
-        except pytest.skip.Exception as skip:
-            if not (self.config.getoption("tcab_strict") and str(skip.msg) == NO_BROWSER_REASON):
-                if str(skip.msg) == NO_BROWSER_REASON:
-                    mark_not_graded(self, NO_BROWSER_REASON)
-                raise
-            self._no_browser = True
-        except TcabError as error:
-            self._unavailable = str(error)
-
-    def runtest(self) -> None:
-        if self._no_browser:
-            pytest.fail(f"{NO_BROWSER_REASON} (--tcab-strict)", pytrace=False)
-        if self._unavailable is not None:
-            run = getattr(self, "run", None)
-            if run is not None:
-                run.require_build()  # a run item whose build failed is "not run" first
-            raise NotGraded(f"the browser could not start: {self._unavailable}")
-        super().runtest()
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        """Our failures as their plain message, never a traceback."""
-        if is_plain(excinfo.value):
-            return item_failure(self, excinfo.value)
-        return pytest.Function.repr_failure(self, excinfo)
-
-
-def browser_test(request: pytest.FixtureRequest, tcab_browser: BrowserSession) -> None:
-    """The test function of every browser item (a plain function: fixtures come from its signature)."""
-    item = request.node
-    assert isinstance(item, BrowserFunction)
-    debugging = Debugging(tracing=debug_options(item.config).tracing)
-    scope: ItemScope | None = None
-    if not tcab_browser.browser.is_connected():
-        raise NotGraded("the session's browser is gone: it closed during an earlier item")
-    try:
-        with tcab_browser.item(item.nodeid, item.output_folder, debugging) as scope:
-            try:
-                item.use_browser(tcab_browser)
-            except Exception:
-                if scope.crashed:
-                    raise PageCrashed(scope.crashed, item.config) from None
-                raise
-            if scope.crashed:  # whatever the item made of it, a crashed page decides nothing
-                raise PageCrashed(scope.crashed, item.config)
-    finally:  # the scope has closed: its trace is written, whatever the outcome
-        if scope is not None and scope.kept:
-            item.keep_debugging(scope.kept)
-

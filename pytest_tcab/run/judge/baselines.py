@@ -21,9 +21,9 @@ from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import VerdictUnit
 from pytest_tcab.errors import TcabError
 from pytest_tcab.outcomes import skip_unless_strict
-from pytest_tcab.run.browser.session import BrowserFunction
+from pytest_tcab.run.browser.item import BrowserFunction
+from pytest_tcab.run.browser.item import browser_test
 from pytest_tcab.run.browser.session import BrowserSession
-from pytest_tcab.run.browser.session import browser_test
 from pytest_tcab.run.collect import reference_context
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.judge.drivers import baseline_folder

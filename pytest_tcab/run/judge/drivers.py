@@ -28,10 +28,10 @@ from pytest_tcab.errors import KeyPath
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.manifest import Output
 from pytest_tcab.outcomes import skip_unless_strict
+from pytest_tcab.run.browser.item import BrowserFunction
+from pytest_tcab.run.browser.item import browser_test
 from pytest_tcab.run.browser.session import DEFAULT_VIEWPORT
-from pytest_tcab.run.browser.session import BrowserFunction
 from pytest_tcab.run.browser.session import BrowserSession
-from pytest_tcab.run.browser.session import browser_test
 from pytest_tcab.run.context import BASELINE_FOLDER
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.item import RunItem

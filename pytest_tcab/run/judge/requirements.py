@@ -25,9 +25,9 @@ from pytest_tcab.models.definition import CODE_TYPES
 from pytest_tcab.models.definition import Requirement
 from pytest_tcab.models.manifest import Validation
 from pytest_tcab.outcomes import skip_unless_strict
-from pytest_tcab.run.browser.session import BrowserFunction
+from pytest_tcab.run.browser.item import BrowserFunction
+from pytest_tcab.run.browser.item import browser_test
 from pytest_tcab.run.browser.session import BrowserSession
-from pytest_tcab.run.browser.session import browser_test
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.item import RunItem
 from pytest_tcab.run.judge.drivers import drive

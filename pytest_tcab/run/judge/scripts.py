@@ -22,10 +22,10 @@ from typing import Any
 from typing import Literal
 
 from pytest_tcab.bounded import bound_tree
+from pytest_tcab.run.browser.discovery import NO_FFMPEG_REASON
 from pytest_tcab.run.browser.driving import ClipRecorder
 from pytest_tcab.run.browser.driving import DriveError
 from pytest_tcab.run.browser.driving import PageTimeout
-from pytest_tcab.run.browser.session import NO_FFMPEG_REASON
 from pytest_tcab.run.judge.crossings import Crossings
 from pytest_tcab.run.judge.runtime import JudgeFailed
 from pytest_tcab.run.judge.runtime import JudgeRuntime

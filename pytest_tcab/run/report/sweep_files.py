@@ -101,7 +101,7 @@ class SweepWriter:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(self.config, "workerinput"):
             return
-        from pytest_tcab.run.collect import missing_folders
+        from pytest_tcab.runs import missing_folders
 
         for folder in missing_folders(self.config):
             self.bad.setdefault(folder.name, bad_input_row(folder.name, str(folder),

@@ -19,12 +19,12 @@ import pytest
 
 from pytest_tcab.case import Adversarial
 from pytest_tcab.errors import TcabError
+from pytest_tcab.run.browser.item import BrowserFunction
+from pytest_tcab.run.browser.item import browser_test
 from pytest_tcab.run.browser.replay import clip_speed
 from pytest_tcab.run.browser.replay import record_clip
 from pytest_tcab.run.browser.replay import write_player
-from pytest_tcab.run.browser.session import BrowserFunction
 from pytest_tcab.run.browser.session import BrowserSession
-from pytest_tcab.run.browser.session import browser_test
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.item import RunItem
 from pytest_tcab.run.media import poster_of

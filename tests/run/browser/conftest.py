@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 import playwright.sync_api  # noqa: F401
 import pytest
 
+from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
+from pytest_tcab.run.browser.discovery import find_chromium
 from pytest_tcab.run.browser.serve import StaticServer
+from pytest_tcab.run.browser.session import BrowserSession
 from pytest_tcab.run.judge.runtime import NO_NODE
 from pytest_tcab.run.judge.runtime import JudgeRuntime
 from pytest_tcab.run.judge.runtime import find_node
-from pytest_tcab.run.browser.session import NO_BROWSER_REASON
-from pytest_tcab.run.browser.session import BrowserSession
-from pytest_tcab.run.browser.session import find_chromium
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext

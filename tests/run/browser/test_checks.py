@@ -16,7 +16,7 @@ from PIL import Image
 from PIL import ImageDraw
 
 import pytest_tcab.run.browser.imagediff  # noqa: F401  (numpy, see above)
-from pytest_tcab.run.browser.session import NO_BROWSER_REASON
+from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
 
 pytestmark = pytest.mark.browser
 

@@ -15,8 +15,8 @@ import playwright.sync_api  # noqa: F401  (loaded once for pytester's in-process
 import pytest
 
 import pytest_tcab.run.browser.imagediff  # noqa: F401
+from pytest_tcab.run.browser.item import debug_options
 from pytest_tcab.run.browser.session import NO_DISPLAY
-from pytest_tcab.run.browser.session import debug_options
 from tests.run.browser.test_checks import MANIFEST
 from tests.run.browser.test_checks import edit
 from tests.run.browser.test_checks import lines

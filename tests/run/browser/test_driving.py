@@ -19,16 +19,16 @@ from pytest_tcab.models.check import Click
 from pytest_tcab.models.check import Hold
 from pytest_tcab.models.check import Key
 from pytest_tcab.models.check import Wait
+from pytest_tcab.run.browser.discovery import BrowserError
+from pytest_tcab.run.browser.discovery import ChromiumLocation
+from pytest_tcab.run.browser.discovery import find_chromium
+from pytest_tcab.run.browser.discovery import playwright_chromium
 from pytest_tcab.run.browser.driving import DriveError
 from pytest_tcab.run.browser.driving import load
 from pytest_tcab.run.browser.driving import perform
 from pytest_tcab.run.browser.driving import render_mockup
 from pytest_tcab.run.browser.driving import screenshot_png
-from pytest_tcab.run.browser.session import BrowserError
 from pytest_tcab.run.browser.session import BrowserSession
-from pytest_tcab.run.browser.session import ChromiumLocation
-from pytest_tcab.run.browser.session import find_chromium
-from pytest_tcab.run.browser.session import playwright_chromium
 from pytest_tcab.run.judge.runtime import JudgeRuntime
 from pytest_tcab.run.judge.scripts import DriverRun
 from pytest_tcab.run.judge.scripts import OutputSpec
@@ -350,7 +350,7 @@ def test_tcab_browser_fixture_and_override_point(pytester: pytest.Pytester,
             context.close()
         """
     )
-    result = pytester.runpytest_subprocess("-p", "pytest_tcab.run.browser.session", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-p", "pytest_tcab.run.browser.item", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.browser.discovery import find_chromium
 from pytest_tcab.run.judge.runtime import find_node
 from tests.validation import Session
 from tests.validation import run_session

@@ -85,9 +85,9 @@ def _receive(receiver: socket.socket, name: str, hits: dict[str, int]) -> None:
 
 
 def _drive(mode: str, folder: Path) -> None:
+    from pytest_tcab.run.browser.discovery import find_chromium
     from pytest_tcab.run.browser.serve import StaticServer
     from pytest_tcab.run.browser.session import BrowserSession
-    from pytest_tcab.run.browser.session import find_chromium
 
     chromium = find_chromium(None)
     assert chromium is not None, "no Chromium"

@@ -4,6 +4,10 @@ It holds the resolved case, variant and engine, the tree to build, the private s
 reporter-side material (taken at collection, before any build step), the build (done once, on
 first use) and the loopback server of its static output. How a session finds its runs is
 `run.collect`'s; the items' base class is `run.item`'s.
+
+A plugin of its own (registered with the run families): when a run's last item ends
+(`pytest_tcab_run_finished`), the run lets go of its server, build folder and snapshot, so a
+sweep holds at its thousandth run what it held at its third.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pytest_tcab.case import Variant
 from pytest_tcab.run.browser.serve import StaticServer
 from pytest_tcab.run.build.sandbox import SandboxUnavailable
 from pytest_tcab.run.build.sandbox import session_sandbox
+from pytest_tcab.run.build.snapshot import release_copy
 from pytest_tcab.run.build.snapshot import reporter_copy
 from pytest_tcab.run.build.steps import BuildResult
 from pytest_tcab.run.build.steps import build_static
@@ -54,9 +59,19 @@ class RunContext:
         self._build: BuildResult | None = None
         self._server: StaticServer | None = None
         self._scratch: Path | None = None
-        self.reporter_folder = reporter_copy(config, case.folder, self.reporter_paths())
-        """The private copy of the case's reporter-side material, taken now, at collection, before any
-        build step: drivers, baselines, mockups and performance cases are read from it, never the suite."""
+        self._reporter: Path | None = reporter_copy(config, case.folder, self.reporter_paths())
+        config.add_cleanup(self.release)  # what a run interrupted before its last item still holds
+
+    @property
+    def reporter_folder(self) -> Path:
+        """The private copy of the case's reporter-side material, taken at collection, before any
+        build step: drivers, baselines, mockups and performance cases are read from it, never the suite.
+
+        A released run asked again copies it anew, checked against the digests of the first copy
+        (`run.build.snapshot`): what decides a verdict is still what the suite held before any build."""
+        if self._reporter is None:
+            self._reporter = reporter_copy(self.config, self.case.folder, self.reporter_paths())
+        return self._reporter
 
     def reporter_paths(self) -> list[str]:
         """The reporter-side paths of this run, relative to the case folder (see `run.snapshot`)."""
@@ -106,10 +121,32 @@ class RunContext:
         return path
 
     def scratch(self) -> Path:
+        """The run's own scratch folder (its build trees, `node_modules` included), until it is released."""
         if self._scratch is None:
             self._scratch = Path(tempfile.mkdtemp(prefix="tcab-run-"))
-            self.config.add_cleanup(lambda: shutil.rmtree(self._scratch or "", ignore_errors=True))
         return self._scratch
+
+    @property
+    def origin(self) -> str | None:
+        """The URL of the run's loopback server while it serves, else None."""
+        return None if self._server is None else self._server.url
+
+    def release(self) -> None:
+        """Let go of what the run holds: its server, its build folder, its snapshot (and its
+        entrants', for a tournament). Asked again afterwards, the run builds and serves anew."""
+        for entrant in self.entrants:
+            if entrant is not self:
+                entrant.release()
+        if self._server is not None:
+            self._server.__exit__(None, None, None)
+            self._server = None
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+        self._build = None
+        if self._reporter is not None:
+            release_copy(self.config, self.case.folder)
+            self._reporter = None
 
     def build(self) -> BuildResult:
         """The static build of the source tree, done on first use and shared afterwards."""
@@ -141,7 +178,6 @@ class RunContext:
             assert build.output_dir is not None  # a build is ok only with a static output
             server = StaticServer(build.output_dir)
             server.__enter__()
-            self.config.add_cleanup(lambda: server.__exit__(None, None, None))
             self._server = server
         return self._server
 
@@ -159,6 +195,12 @@ class RunContext:
             "harness": self.harness,
             "labels": dict(self.labels),
         }
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_tcab_run_finished(config: pytest.Config, run: RunContext) -> None:
+    """Last, after the others let go of what is on the run (its pages, its mockups' servers)."""
+    run.release()
 
 
 def run_folder_name(label: str) -> str:

@@ -220,6 +220,19 @@ class _Baseline:
     """True for a still loaded from disk, False for a mockup rendered in the browser."""
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_tcab_run_finished(config: pytest.Config, run: RunContext) -> None:
+    """The servers of a finished run's mockups stop: a later run of the case starts its own."""
+    servers = config.stash.get(_mockup_servers_key, {})
+    if servers:
+        _stop_mockup_servers(servers, [folder for folder in servers if folder.is_relative_to(run.reporter_folder)])
+
+
+def _stop_mockup_servers(servers: dict[Path, PageServer], folders: list[Path]) -> None:
+    for folder in folders:
+        servers.pop(folder).__exit__(None, None, None)
+
+
 def _mockup_page(config: pytest.Config, reporter_folder: Path, source: str) -> tuple[PageServer, str]:
     """The server of the mockup's folder (its top-level folder in the reporter-side snapshot,
     which the render cache digests too) and the mockup's URL on it."""
@@ -227,11 +240,13 @@ def _mockup_page(config: pytest.Config, reporter_folder: Path, source: str) -> t
 
     parts = Path(source).parts
     folder, inner = (reporter_folder / parts[0], parts[1:]) if len(parts) > 1 else (reporter_folder, parts)
-    servers = config.stash.setdefault(_mockup_servers_key, {})
+    servers = config.stash.get(_mockup_servers_key, None)
+    if servers is None:
+        servers = config.stash[_mockup_servers_key] = {}
+        config.add_cleanup(lambda: _stop_mockup_servers(servers, list(servers)))
     server = servers.get(folder)
     if server is None:
         server = servers[folder] = PageServer({"mockup": folder}).__enter__()
-        config.add_cleanup(lambda: server.__exit__(None, None, None))
     return server, server.page_url("mockup", "/".join(inner))
 
 

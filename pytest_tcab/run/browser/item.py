@@ -29,6 +29,7 @@ from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
 if TYPE_CHECKING:
     from pytest_tcab.run.browser.session import BrowserSession
     from pytest_tcab.run.browser.session import ItemScope
+    from pytest_tcab.run.context import RunContext
     from pytest_tcab.run.browser.session import Tracing
 
 NOT_CONFINED = (
@@ -157,10 +158,23 @@ def tcab_browser(
         warnings.warn(pytest.PytestWarning(NOT_CONFINED), stacklevel=1)
     session = BrowserSession(location, tcab_launch_args, tcab_context_args, confine=confine,
                              hidden=hidden_places(request.config))
+    request.config.stash[_browser_key] = session
     try:
         yield session
     finally:
+        del request.config.stash[_browser_key]
         session.close()
+
+
+_browser_key = pytest.StashKey["BrowserSession"]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_tcab_run_finished(config: pytest.Config, run: RunContext) -> None:
+    """A finished run's contexts are closed before its server is (`run.context` lets go last)."""
+    session = config.stash.get(_browser_key, None)
+    if session is not None and run.origin is not None:
+        session.release(run.origin)
 
 
 class BrowserFunction(pytest.Function):

@@ -307,6 +307,13 @@ class BrowserSession:
                 self._clean(lent)
                 return
 
+    def release(self, origin: str) -> None:
+        """Close every kept context of `origin` (a finished run's server), or one its pages reached."""
+        gone = origin_of(origin)
+        for key, lent in list(self._pool.items()):
+            if (key[0] is not None and origin_of(key[0]) == gone) or gone in lent.origins:
+                self._discard(lent)
+
     def _clean(self, lent: _Lent) -> None:
         """Close the context's pages, drop its cookies and clear every origin its pages reached;
         a context that cannot be cleaned (a crashed renderer, say) is closed and never lent again."""

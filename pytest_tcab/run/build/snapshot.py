@@ -4,8 +4,9 @@ Validation drivers, baselines, mockups, the performance cases' inputs and expect
 what decides a verdict must be what the suite held before the graded code ran, whatever that
 code managed to do. Each run's material is copied when the run is collected (before any item,
 so before any build step, on every xdist worker) into a folder of mode 0700 outside anything a
-sandboxed step can see, with the sha256 of each file; the items read only that copy. When the
-session ends, the files on disk are hashed again: any difference fails the session with "the
+sandboxed step can see, with the sha256 of each file; the items read only that copy. A copy is
+removed when the last run using it is released, and made again (and checked against the first
+digests) if a released run is asked for once more. When the session ends, the files on disk are hashed again: any difference fails the session with "the
 suite changed during the run", in the terminal, results.json, report.html and the exit status.
 """
 
@@ -22,6 +23,8 @@ from typing import Any
 
 import pytest
 
+from pytest_tcab.errors import TcabError
+
 SKIPPED = frozenset({"node_modules", ".git", "target", "__pycache__", ".tcab"})
 """Dependency caches, VCS data and run outputs: never reporter-side material."""
 
@@ -30,12 +33,19 @@ _WORKER_KEY = "tcab_snapshot"
 """Where an xdist worker hands its digests to the controller (`workeroutput`)."""
 
 
+class SuiteChanged(TcabError):
+    """Reporter-side material copied again for a released run is not what the first copy held."""
+
+
 class Snapshot:
     """The session's private copies, one per case folder, and the digest of every copied file."""
 
     def __init__(self) -> None:
         self._root: Path | None = None
         self._copies: dict[Path, Path] = {}
+        self._users: dict[Path, int] = {}
+        """Case folder -> how many runs hold its copy now."""
+        self._made = 0
         self.digests: dict[str, str] = {}
         """Suite file (absolute) -> its sha256 when it was copied."""
         self.tops: set[str] = set()
@@ -49,10 +59,12 @@ class Snapshot:
         """
         folder = Path(os.path.realpath(folder))
         if folder not in self._copies:
-            copy = self._private_root() / str(len(self._copies))
+            copy = self._private_root() / str(self._made)
+            self._made += 1
             copy.mkdir()
             self._copies[folder] = copy
         copy = self._copies[folder]
+        self._users[folder] = self._users.get(folder, 0) + 1
         for top in sorted({Path(relative).parts[0] for relative in relatives if Path(relative).parts}):
             source = folder / top
             if top in (".", "..") or top in SKIPPED or (copy / top).exists() or not source.exists():
@@ -61,8 +73,18 @@ class Snapshot:
             for path in _files(source):
                 dest = copy / path.relative_to(folder)
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                self.digests[str(path)] = _copy_hashing(path, dest)
+                digest = _copy_hashing(path, dest)
+                if self.digests.setdefault(str(path), digest) != digest:  # copied again, after builds ran
+                    raise SuiteChanged(f"{SUITE_CHANGED}: {path} is not what it was when first copied")
         return copy
+
+    def release(self, folder: Path) -> None:
+        """One run no longer needs `folder`'s copy: the last one removes it."""
+        folder = Path(os.path.realpath(folder))
+        self._users[folder] = self._users.get(folder, 1) - 1
+        if self._users[folder] <= 0 and folder in self._copies:
+            del self._users[folder]
+            shutil.rmtree(self._copies.pop(folder), ignore_errors=True)
 
     @property
     def root(self) -> Path:
@@ -199,6 +221,11 @@ def register(config: pytest.Config) -> SnapshotGuard:
 def reporter_copy(config: pytest.Config, folder: Path, relatives: Iterable[str]) -> Path:
     """The private copy of the reporter-side material under `folder` (see :meth:`Snapshot.copy`)."""
     return register(config).snapshot.copy(folder, relatives)
+
+
+def release_copy(config: pytest.Config, folder: Path) -> None:
+    """A run let go of its copy of `folder`'s material (see :meth:`Snapshot.release`)."""
+    register(config).snapshot.release(folder)
 
 
 def suite_changes(config: pytest.Config) -> list[str] | None:

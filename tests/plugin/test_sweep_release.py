@@ -1,0 +1,75 @@
+"""A finished run lets go: once its last item ends, its build folder is removed and its server stops,
+before the next run starts (observed through `pytest_tcab_run_finished` itself, in real processes)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+# pytester's in-process runs drop the modules first imported inside them, and numpy, Pillow and
+# Playwright cannot be imported afresh in one process: they are loaded here and kept.
+import numpy  # noqa: F401
+import PIL.Image  # noqa: F401
+import playwright.sync_api  # noqa: F401
+import pytest
+from sweep_suite import ARGS
+from sweep_suite import write_sweep_suite
+
+from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
+from pytest_tcab.run.browser.discovery import find_chromium
+
+OBSERVER = '''
+import json
+import os
+import socket
+import tempfile
+from pathlib import Path
+
+import pytest
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_tcab_run_finished(config, run):
+    origin = run.origin
+    yield  # every hookimpl has let go by now
+    port = int(origin.rsplit(":", 1)[1].strip("/")) if origin else None
+    serving = False
+    if port is not None:
+        with socket.socket() as probe:
+            serving = probe.connect_ex(("127.0.0.1", port)) == 0
+    scratch = Path(tempfile.gettempdir())
+    seen = {"run": run.label, "served": port is not None, "serving": serving,
+            "builds": sorted(path.name for path in scratch.glob("tcab-run-*")),
+            "copies": sorted(str(path.relative_to(scratch)) for path in scratch.glob("tcab-reporter-*/*"))}
+    with open(os.environ["TCAB_RELEASE_LOG"], "a") as log:
+        log.write(json.dumps(seen) + "\\n")
+'''
+
+
+@pytest.mark.skipif(find_chromium(None) is None, reason=NO_BROWSER_REASON)
+@pytest.mark.browser
+def test_a_finished_run_leaves_no_build_folder_and_no_server(pytester: pytest.Pytester,
+                                                              monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest,
+                                                              ) -> None:
+    runs = write_sweep_suite(pytester.path)
+    for name in ("good-2", "good-3"):
+        shutil.copytree(runs / "good", runs / name)
+    scratch = Path(tempfile.mkdtemp(prefix="rel-", dir="/tmp"))  # short: Chromium's sockets live under it
+    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
+    log = pytester.path / "release.jsonl"
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setenv("TCAB_RELEASE_LOG", str(log))
+    pytester.makeconftest(OBSERVER)
+    names = ("good", "game", "good-2", "good-3")
+    result = pytester.runpytest_subprocess(*ARGS, *(f"--tcab-run={runs / name}" for name in names), "--tcab-out=out")
+    result.assert_outcomes(passed=11, skipped=4)
+    seen = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [entry["run"] for entry in seen] == list(names)
+    for entry in seen:
+        assert entry["builds"] == [], f"{entry['run']} left its build folder"
+        assert not entry["serving"], f"{entry['run']}'s server still listens"
+    assert [entry["served"] for entry in seen] == [True, False, True, True]
+    assert seen[-1]["copies"] == [], "the last run of each case removed its copy of the reporter-side material"
+    assert not list(scratch.glob("tcab-*")), "and the session removed the rest"

@@ -225,6 +225,8 @@ class ValidateItem(RunItem, BrowserFunction):
             figures["excluded_by"] = self.excluded_by
         if outcome.page_errors:
             figures["page_errors"] = list(outcome.page_errors)
+        if outcome.result.judge_restarts:
+            figures["judge_restarts"] = outcome.result.judge_restarts
         self.record(**figures)
         self._judge(outcome, self.unit.validation.script)
 

@@ -46,6 +46,10 @@ class JudgeFailed(TcabError):
     """The judge process itself broke (it died, or answered outside its protocol)."""
 
 
+class JudgeDied(JudgeFailed):
+    """The judge process is gone mid-script: the grader's crash, so the script is run once more."""
+
+
 class Refused(Exception):
     """A crossing the harness declines, with the message the script's call rejects with."""
 
@@ -102,6 +106,8 @@ class JudgeRuntime:
         self._stderr = bytearray()
         self._runs = 0
         self._lock = threading.Lock()
+        self.restarts = 0
+        """How often a script was run again because the judge died under it (the summary says so)."""
 
     @property
     def node(self) -> NodeBinary:
@@ -188,7 +194,7 @@ class JudgeRuntime:
         try:
             process.stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
         except (BrokenPipeError, OSError):
-            raise JudgeFailed(self._died()) from None
+            raise JudgeDied(self._died()) from None
 
     def _next(self, deadline: float, idle: Callable[[], None] | None) -> dict[str, Any] | None:
         """The judge's next message, or None once `deadline` passes."""
@@ -206,7 +212,7 @@ class JudgeRuntime:
                 continue
             chunk = os.read(descriptor, 1 << 16)
             if not chunk:
-                raise JudgeFailed(self._died())
+                raise JudgeDied(self._died())
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         try:

@@ -27,6 +27,7 @@ from pytest_tcab.run.browser.driving import ClipRecorder
 from pytest_tcab.run.browser.driving import DriveError
 from pytest_tcab.run.browser.driving import PageTimeout
 from pytest_tcab.run.judge.crossings import Crossings
+from pytest_tcab.run.judge.runtime import JudgeDied
 from pytest_tcab.run.judge.runtime import JudgeFailed
 from pytest_tcab.run.judge.runtime import JudgeRuntime
 from pytest_tcab.run.judge.runtime import JudgeUnavailable
@@ -96,6 +97,8 @@ class DriverRun:
     """`item`, `drive` or `verdicts` (the first form); None when the script never loaded."""
     expectations: tuple[Expectation, ...] = ()
     clip: Path | None = None
+    judge_restarts: int = 0
+    """How often the judge died under this script and it was run again on a fresh page."""
 
     @property
     def failed_expectations(self) -> tuple[Expectation, ...]:
@@ -136,7 +139,8 @@ def run_script(open_page: Callable[[], Page], script: Script, judge: JudgeRuntim
     record = run.one_pass("record")
     notes = first.notes if record.error is None else "\n".join(
         filter(None, [first.notes, f"the record pass failed, so its media are missing: {record.error}"]))
-    return _checked(replace(first, images=record.images, clip=record.clip, notes=notes), script,
+    return _checked(replace(first, images=record.images, clip=record.clip, notes=notes,
+                            judge_restarts=first.judge_restarts + record.judge_restarts), script,
                     filmed=record.error is None)
 
 
@@ -152,7 +156,19 @@ class _Runner:
 
     def one_pass(self, mode: str, filming: bool = True) -> DriverRun:
         """One run of the script in the judge, against a freshly loaded page (without `filming`,
-        its clip films nothing)."""
+        its clip films nothing). A judge that dies under it is the grader's crash, not the page's
+        doing: it is started again and the script run once more on a fresh page; a second death
+        fails the verdict with what the judge last wrote."""
+        try:
+            return self._attempt(mode, filming)
+        except JudgeDied:
+            self.judge.restarts += 1
+        try:
+            return replace(self._attempt(mode, filming), judge_restarts=1)
+        except JudgeDied as error:
+            return DriverRun({}, "", {}, f"the judge runtime died twice running this script: {error}", judge_restarts=1)
+
+    def _attempt(self, mode: str, filming: bool) -> DriverRun:
         from playwright.sync_api import Error
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -181,6 +197,10 @@ class _Runner:
 
         try:
             outcome = self.judge.run(spec, crossings.serve, self.timeout_s, idle)
+        except JudgeDied:
+            clip.stop()
+            page.close()
+            raise
         except (JudgeUnavailable, JudgeFailed) as error:
             return DriverRun({}, "", crossings.images, str(error), clip=clip.save())
         except (PageTimeout, PlaywrightTimeout):  # a page call outlived the deadline

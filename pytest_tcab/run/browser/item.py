@@ -29,8 +29,8 @@ from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
 if TYPE_CHECKING:
     from pytest_tcab.run.browser.session import BrowserSession
     from pytest_tcab.run.browser.session import ItemScope
-    from pytest_tcab.run.context import RunContext
     from pytest_tcab.run.browser.session import Tracing
+    from pytest_tcab.run.context import RunContext
 
 NOT_CONFINED = (
     "--tcab-no-sandbox: Chromium runs in the host's network and sees the host's files (the suite, "

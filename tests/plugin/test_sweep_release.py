@@ -73,3 +73,28 @@ def test_a_finished_run_leaves_no_build_folder_and_no_server(pytester: pytest.Py
     assert [entry["served"] for entry in seen] == [True, False, True, True]
     assert seen[-1]["copies"] == [], "the last run of each case removed its copy of the reporter-side material"
     assert not list(scratch.glob("tcab-*")), "and the session removed the rest"
+
+
+PAGE_ENDINGS = {
+    "closes": "setTimeout(() => window.close(), 50);",
+    "navigates": "setTimeout(() => { location.href = 'about:blank'; }, 50);",
+    "opens": "for (let i = 0; i < 100; i++) window.open(location.href + '?' + i);",
+}
+"""What a page may do to its own window; Chromium keeps a driven page open past `window.close()`,
+so that one is graded on what stays on screen (its checks may pass), the others fail theirs."""
+
+
+@pytest.mark.skipif(find_chromium(None) is None, reason=NO_BROWSER_REASON)
+@pytest.mark.browser
+@pytest.mark.parametrize("ending", sorted(PAGE_ENDINGS))
+def test_a_page_that_ends_itself_fails_its_own_verdicts_and_is_graded(pytester: pytest.Pytester, ending: str) -> None:
+    runs = write_sweep_suite(pytester.path)
+    shutil.copytree(runs / "good", runs / ending)
+    page = (runs / ending / "index.html").read_text()
+    (runs / ending / "index.html").write_text(page.replace("<script>", f"<script>\n{PAGE_ENDINGS[ending]}\n", 1))
+    pytester.runpytest(*ARGS, f"--tcab-run={runs / ending}", f"--tcab-run={runs / 'good'}", "--tcab-out=out")
+    rows = {row["run"]: row for row in json.loads((pytester.path / "out/sweep.json").read_text())["runs"]}
+    assert rows[ending]["status"] == "graded", rows[ending]
+    assert ending == "closes" or "failed" in rows[ending]["items"].values(), rows[ending]["items"]
+    assert rows["good"]["status"] == "graded"
+    assert rows["good"]["items"]["check[title]"] == rows["good"]["items"]["check[play]"] == "passed"

@@ -38,8 +38,8 @@ DEFAULT_DISK_BYTES = 4 * 2**30
 
 MECHANISMS = {
     "loop": "a loop-mounted ext4 image of its own",
-    "tmpfs": "a tmpfs of its own (memory)",
-    "watchdog": "a watchdog summing its folder, each file capped by RLIMIT_FSIZE (can overshoot by one poll)",
+    "tmpfs": "a tmpfs of its own, in memory",
+    "watchdog": "a watchdog summing its folder, each file capped by RLIMIT_FSIZE, which can overshoot by one poll",
 }
 """What each way of capping a run's disk is, as failures and summaries say it."""
 

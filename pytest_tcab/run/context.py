@@ -166,7 +166,16 @@ class RunContext:
             else:
                 self._build = build_static(self.source, self.case.build.install, self.case.build.build,
                                            self.scratch(), timeout, sandbox, self.disk)
+                if not self._build.ok:
+                    self.drop_full_disk()
         return self._build
+
+    def drop_full_disk(self) -> None:
+        """Remove what the run wrote at once when it filled a disk (its own or the machine's),
+        not at its release: the rest of its items, and the next run, start with the room back."""
+        if self._disk is not None and (self._disk.full() or self._disk.host_out_of_room()):
+            self._disk.release()
+            self._disk = None
 
     def require_build(self) -> BuildResult:
         """The build, or this item fails as not run: a broken build never looks green."""

@@ -110,8 +110,7 @@ class RunDisk:
     def host_out_of_room(self) -> str | None:
         """Why the grading machine's disk, not the run's, is out of room, else None: the
         filesystem holding the run's folder (and its image) has nothing left."""
-        stat = os.statvfs(self.path.parent)
-        free = stat.f_bavail * stat.f_frsize
+        free = _free(self.path.parent)
         if free >= full_margin(self.cap):
             return None
         return (f"the grading machine ran out of disk: {self.path.parent} has {size_text(free)} free, while the "
@@ -159,11 +158,16 @@ def make_disk(config: pytest.Config) -> RunDisk:
         if by in tried or not _may_mount():
             continue
         try:
-            image = _mount(by, path, cap)
+            image = _mount(by, path, cap, config.stash.get(_image_key, cap))
+            usable = _usable(path)
+            if image is not None and usable < cap:  # ext4 keeps its inode tables out of it: grow the image by them
+                _unmount(path)
+                image = _mount(by, path, cap, image.stat().st_size + cap - usable + 2**20)
+                config.stash[_image_key] = image.stat().st_size
         except OSError as exc:
-            if exc.errno == errno.ENOSPC:
+            if exc.errno == errno.ENOSPC or _free(path.parent) < full_margin(cap):  # the host's disk is out of room
                 shutil.rmtree(path, ignore_errors=True)
-                raise
+                raise OSError(errno.ENOSPC, f"no room for a build disk in {path.parent} ({exc.strerror})") from exc
             tried.add(by)
             continue
         return RunDisk(path, cap, by, image)
@@ -171,6 +175,18 @@ def make_disk(config: pytest.Config) -> RunDisk:
 
 
 _failed_key = pytest.StashKey[set[str]]()
+_image_key = pytest.StashKey[int]()
+"""The size of image whose ext4 holds the whole cap for its files, once found."""
+
+
+def _free(path: Path) -> int:
+    stat = os.statvfs(path)
+    return stat.f_bavail * stat.f_frsize
+
+
+def _usable(path: Path) -> int:
+    stat = os.statvfs(path)
+    return stat.f_blocks * stat.f_frsize
 
 
 def mechanism(config: pytest.Config) -> str:
@@ -191,15 +207,16 @@ def _has_loop() -> bool:
     return os.path.exists("/dev/loop-control") and shutil.which("mkfs.ext4", path=_TOOL_PATH) is not None
 
 
-def _mount(by: str, path: Path, cap: int) -> Path | None:
-    """Mount a filesystem of `cap` bytes of kind `by` on `path`; the image behind it, if any."""
+def _mount(by: str, path: Path, cap: int, image_size: int) -> Path | None:
+    """Mount a filesystem of `cap` bytes of kind `by` on `path` (an image of `image_size` for
+    `loop`); the image behind it, if any."""
     image = None
     if by == "loop":
         if not _has_loop():
             raise OSError(errno.ENODEV, "no loop device or mkfs.ext4")
         image = path.with_name(path.name + ".ext4")
         with open(image, "wb") as handle:
-            handle.truncate(cap)  # sparse: the host's disk is taken only as the run writes
+            handle.truncate(image_size)  # sparse: the host's disk is taken only as the run writes
         try:
             # No journal and no reserved blocks: the whole cap is the run's, and a scratch disk
             # removed at the run's end needs no crash safety.

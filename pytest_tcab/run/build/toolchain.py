@@ -57,6 +57,7 @@ class ToolchainItem(RunItem):
                     output=result.tail(200), **result.confinement)
         failed = disk_failure(self.key, result, self.run.disk)
         if failed is not None:  # a recorded step too: the disk it filled is the run's
+            self.run.drop_full_disk()
             raise NotGraded(failed[0]) if failed[1] else ToolchainFailed(failed[0])
         if result.ok:
             return

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,10 @@ from definition_suite import write_definition_suite
 from test_definition_runs import PASSING_TYPECHECK
 from test_definition_runs import game_definition
 from test_definition_runs import write
+
+from pytest_tcab.run.build.disk import RunDisk
+from pytest_tcab.run.build.sandbox import Sandbox
+from pytest_tcab.run.build.steps import run_command
 
 SUITE = Path("suite")
 ARGS = ("-p", "no:cacheprovider", "-p", "no:faulthandler", f"--tcab-suite={SUITE}", "--tcab-out=out",
@@ -80,8 +85,8 @@ def test_a_build_that_fills_its_disk_fails_alone_and_the_next_run_passes_as_alon
     found = runs(shared)
     assert found["fill"]["not_graded"] == [], found["fill"]
     assert found["fill"]["items"]["build"] == "failed", found["fill"]["items"]
-    done.stdout.fnmatch_lines(["*build failed: `*` went past its disk cap of 64 MiB (it wrote 6* MiB into its build "
-                               "folder, *; --tcab-build-disk)*"])
+    done.stdout.fnmatch_lines([("*build failed: `*` went past its disk cap of 64 MiB (it wrote 6* MiB into its build "
+                                "folder, *; --tcab-build-disk)*")])
     assert found["honest"] == runs(alone)["honest"]
     assert "failed" not in found["honest"]["items"].values()
     assert not list(small_scratch.glob("tcab-run-*")), "what the filler wrote is gone"
@@ -116,6 +121,17 @@ def test_the_grading_machines_own_disk_running_out_stays_not_graded(pytester: py
 
 
 def _pytest() -> list[str]:
-    import sys
-
     return [sys.executable, "-m", "pytest"]
+
+
+def test_the_watchdog_ends_a_writer_past_the_cap_where_nothing_can_be_mounted(tmp_path: Path) -> None:
+    disk = RunDisk(tmp_path / "run", 8 * 2**20, "watchdog")
+    disk.path.mkdir()
+    result = run_command("dd if=/dev/zero of=fill bs=64k status=none", disk.path, 60, sandbox=Sandbox(None, "none"),
+                         disk=disk)
+    assert not result.ok
+    assert result.confinement["disk_cap_by"] == "watchdog"
+    assert (disk.past_cap() or "").startswith("past its disk cap of 8 MiB (it wrote ")
+    assert "a watchdog summing its folder" in (disk.past_cap() or "")
+    disk.release()
+    assert not disk.path.exists()

@@ -71,7 +71,7 @@ def browser_times(index: Path, repeat: int) -> tuple[float, float, float]:
     """Medians (s) of: interactive (the page's script done), the load event, a run opened."""
     from playwright.sync_api import sync_playwright
 
-    from pytest_tcab.run.browser.session import find_chromium
+    from pytest_tcab.run.browser.discovery import find_chromium
 
     chromium = find_chromium(None)
     if chromium is None:

@@ -44,6 +44,7 @@ MEDIA_MODES = ("all", "failed", "none")
 """`--tcab-media`: the stills, clips and record passes of every verdict, of failed ones only, or of none."""
 BUILD_MEMORY_OPTION = "--tcab-build-memory"
 PAGE_MEMORY_OPTION = "--tcab-page-memory"
+BUILD_DISK_OPTION = "--tcab-build-disk"
 REPORT_OPTION = "--tcab-report"
 SCHEMAS_OPTION = "--tcab-schemas"
 REPORT_FORMS = ("linked", "self-contained")
@@ -191,6 +192,9 @@ def add_options(parser: pytest.Parser) -> None:
                     help="memory cap of each build and toolchain step, e.g. 4GiB (default), 512MiB: of its whole "
                          "process tree where the host gives a cgroup, else of each process (RLIMIT_DATA); "
                          "a step past it fails its run")
+    group.addoption(BUILD_DISK_OPTION, dest="tcab_build_disk", type=parse_size, default=4 * 2**30, metavar="SIZE",
+                    help="disk cap of a run's build folder (its tree, home, node_modules and what its steps write), "
+                         "e.g. 4GiB (default): a step that fills it fails its run, and it is removed with the run")
     group.addoption(PAGE_MEMORY_OPTION, dest="tcab_page_memory", type=parse_size, default=2**30, metavar="SIZE",
                     help="JavaScript heap cap of the pages of a build (default 1GiB); a page past it crashes, "
                          "which fails its items")

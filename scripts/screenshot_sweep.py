@@ -18,7 +18,7 @@ from pathlib import Path
 from PIL import Image
 from playwright.sync_api import sync_playwright
 
-from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.browser.discovery import find_chromium
 
 
 def main() -> None:

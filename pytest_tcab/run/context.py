@@ -15,8 +15,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,8 @@ import pytest
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import Variant
 from pytest_tcab.run.browser.serve import StaticServer
+from pytest_tcab.run.build.disk import RunDisk
+from pytest_tcab.run.build.disk import make_disk
 from pytest_tcab.run.build.sandbox import SandboxUnavailable
 from pytest_tcab.run.build.sandbox import session_sandbox
 from pytest_tcab.run.build.snapshot import release_copy
@@ -59,7 +59,7 @@ class RunContext:
         """Distinguishes runs in results.json: the run dir's name, or `reference-<slug>-<version>-<variant>`."""
         self._build: BuildResult | None = None
         self._server: StaticServer | None = None
-        self._scratch: Path | None = None
+        self._disk: RunDisk | None = None
         self._reporter: Path | None = reporter_copy(config, case.folder, self.reporter_paths())
         config.add_cleanup(self.release)  # what a run interrupted before its last item still holds
 
@@ -123,9 +123,14 @@ class RunContext:
 
     def scratch(self) -> Path:
         """The run's own scratch folder (its build trees, `node_modules` included), until it is released."""
-        if self._scratch is None:
-            self._scratch = Path(tempfile.mkdtemp(prefix="tcab-run-"))
-        return self._scratch
+        return self.disk.path
+
+    @property
+    def disk(self) -> RunDisk:
+        """The disk of the run's scratch folder, capped by `--tcab-build-disk` (`run.build.disk`)."""
+        if self._disk is None:
+            self._disk = make_disk(self.config)
+        return self._disk
 
     @property
     def origin(self) -> str | None:
@@ -141,9 +146,9 @@ class RunContext:
         if self._server is not None:
             self._server.__exit__(None, None, None)
             self._server = None
-        if self._scratch is not None:
-            shutil.rmtree(self._scratch, ignore_errors=True)
-            self._scratch = None
+        if self._disk is not None:
+            self._disk.release()
+            self._disk = None
         self._build = None
         if self._reporter is not None:
             release_copy(self.config, self.case.folder)
@@ -161,8 +166,17 @@ class RunContext:
                                           not_graded=True)
             else:
                 self._build = build_static(self.source, self.case.build.install, self.case.build.build,
-                                           self.scratch(), timeout, sandbox)
+                                           self.scratch(), timeout, sandbox, self.disk)
+                if not self._build.ok:
+                    self.drop_full_disk()
         return self._build
+
+    def drop_full_disk(self) -> None:
+        """Remove what the run wrote at once when it filled a disk (its own or the machine's),
+        not at its release: the rest of its items, and the next run, start with the room back."""
+        if self._disk is not None and (self._disk.full() or self._disk.host_out_of_room()):
+            self._disk.release()
+            self._disk = None
 
     def require_build(self) -> BuildResult:
         """The build, or this item fails as not run: a broken build never looks green."""

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from pytest_tcab.run.browser.session import NO_BROWSER_REASON
-from pytest_tcab.run.browser.session import find_chromium
+from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
+from pytest_tcab.run.browser.discovery import find_chromium
 from pytest_tcab.run.report.index import write_index
 from tests.conftest import EXAMPLE_SUITE
 from tests.conftest import REPO

@@ -31,6 +31,8 @@ from pytest_tcab.errors import TcabError
 from pytest_tcab.run.build.cgroup import CgroupParent
 from pytest_tcab.run.build.cgroup import StepCgroup
 from pytest_tcab.run.build.cgroup import find_parent
+from pytest_tcab.run.build.disk import MECHANISMS
+from pytest_tcab.run.build.disk import mechanism as disk_mechanism
 from pytest_tcab.run.media import size_text
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
@@ -262,7 +264,8 @@ def session_caps(config: pytest.Config) -> Caps:
 def described(config: pytest.Config) -> dict[str, str | bool | int]:
     """The session's sandbox for results.json and the summaries, starting no bwrap (the memory
     cgroup is probed, as the workers do: the summary says which memory cap applied)."""
-    memory = session_caps(config).record()
+    memory = {**session_caps(config).record(), "disk_cap": int(config.getoption("tcab_build_disk")),
+              "disk_cap_by": disk_mechanism(config)}
     if config.getoption("tcab_no_sandbox"):
         return {"sandbox": "none", "sandboxed": False,
                 "reason": "--tcab-no-sandbox: builds ran unconfined, with the caller's rights", **memory}
@@ -279,6 +282,8 @@ def summary_line(sandbox: dict[str, str | bool | int]) -> str:
     memory = ""
     if "memory_cap_by" in sandbox:
         memory = f"; memory cap: {size_text(int(sandbox['memory_cap']))}, {MEMORY_SCOPES[str(sandbox['memory_cap_by'])]}"
+    if "disk_cap_by" in sandbox:
+        memory += f"; disk cap: {size_text(int(sandbox['disk_cap']))} a run, {MECHANISMS[str(sandbox['disk_cap_by'])]}"
     if not sandbox["sandboxed"]:
         return f"NOT SANDBOXED: {sandbox['reason']}{memory}"
     if "unavailable" in sandbox:

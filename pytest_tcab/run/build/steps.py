@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import selectors
@@ -11,6 +12,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from pytest_tcab.bounded import HeadTail
 from pytest_tcab.bounded import bound
+from pytest_tcab.run.build.disk import RunDisk
 from pytest_tcab.run.build.sandbox import MEMORY_SCOPES
 from pytest_tcab.run.build.sandbox import Sandbox
 from pytest_tcab.run.media import size_text
@@ -104,6 +107,7 @@ def run_command(
     *,
     sandbox: Sandbox,
     step: str = "build",
+    disk: RunDisk | None = None,
 ) -> CommandResult:
     """Run ``command`` with ``bash -c`` in ``cwd``, inside ``sandbox``, as the leader of a new process group.
 
@@ -112,12 +116,14 @@ def run_command(
     whether it has the network. The sandbox's PID namespace ends every process the step started
     when it ends, detached or not. The group, not just the shell, is what gets killed on timeout:
     ``npm run build`` forks node, which forks esbuild. ``env`` replaces the environment entirely
-    (:func:`build_environment` is the usual one).
+    (:func:`build_environment` is the usual one). ``disk`` is the run's disk (`run.build.disk`):
+    its watchdog, where it has one, ends the step past the cap.
     """
     start = time.monotonic()
+    stop = disk.over if disk is not None else None
     with sandbox.capped() as caps:
         argv, full_env = sandbox.wrap(["bash", "-c", command], cwd, dict(os.environ if env is None else env), step,
-                                      caps.argv)
+                                      [*caps.argv, *(disk.argv() if disk is not None else [])])
         proc = subprocess.Popen(
             argv,
             cwd=cwd,
@@ -134,7 +140,7 @@ def run_command(
             fd = proc.stdout.fileno()
             selector.register(fd, selectors.EVENT_READ)
             try:
-                timed_out = not _read_until_exit(proc, fd, selector, output, start + timeout_s)
+                timed_out = not _read_until_exit(proc, fd, selector, output, start + timeout_s, stop)
             finally:  # also on Ctrl-C: an interrupted run must not leave a build running
                 _end_group(proc, pgid)
             _drain(fd, selector, output, time.monotonic() + DRAIN_S)
@@ -145,7 +151,7 @@ def run_command(
         output=output.text(),
         timed_out=timed_out,
         duration_s=time.monotonic() - start,
-        confinement=sandbox.record(step),
+        confinement={**sandbox.record(step), **(disk.record() if disk is not None else {})},
         over_memory_cap=over_memory_cap,
     )
 
@@ -156,8 +162,10 @@ def _read_until_exit(
     selector: selectors.BaseSelector,
     output: HeadTail,
     deadline: float,
+    stop: Callable[[], bool] | None = None,
 ) -> bool:
-    """Collect output until the shell exits (True) or the deadline passes (False).
+    """Collect output until the shell exits or `stop` says to end it (True), or the deadline
+    passes (False).
 
     Exit is polled rather than inferred from EOF, because a background grandchild may hold the
     pipe open long after the shell is gone.
@@ -167,6 +175,8 @@ def _read_until_exit(
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return False
+        if stop is not None and stop():
+            return True
         if eof:
             time.sleep(min(remaining, 0.05))
         elif selector.select(min(remaining, 0.05)):
@@ -300,21 +310,35 @@ def build_static(
     workdir_parent: Path,
     timeout_s: float,
     sandbox: Sandbox,
+    disk: RunDisk | None = None,
 ) -> BuildResult:
     """Run ``install`` then ``build`` in a copy of ``source``, each in ``sandbox``, and find the static output.
 
     Each step gets its own ``timeout_s``; an empty command is skipped. The first failing step
     stops the build, since a build after a failed install only adds noise to the report.
     The copy is left in place: the caller serves ``output_dir`` from it and removes it after.
+    A step that fills ``disk`` (the run's, holding ``workdir_parent``) fails the build, even one
+    that exited 0 (see :func:`disk_failure`).
     """
-    workdir = prepare_workdir(source, workdir_parent)
+    try:
+        workdir = prepare_workdir(source, workdir_parent)
+    except OSError as exc:  # the produced tree itself past the run's disk cap is the run's failure
+        if disk is None or exc.errno != errno.ENOSPC or (over := disk.past_cap()) is None:
+            raise
+        return BuildResult(ok=False, steps=(), workdir=workdir_parent, output_dir=None,
+                           message=f"the produced tree does not fit its build folder: copying it went {over}")
     env = build_environment()
     steps: list[CommandResult] = []
     for label, command in (("install", install), ("build", build)):
         if not command.strip():
             continue
-        result = run_command(command, workdir.path, timeout_s, env, sandbox=sandbox, step=label)
+        result = run_command(command, workdir.path, timeout_s, env, sandbox=sandbox, step=label, disk=disk)
         steps.append(result)
+        failed = disk_failure(label, result, disk)
+        if failed is not None:
+            message, not_graded = failed
+            return BuildResult(ok=False, steps=tuple(steps), workdir=workdir.path, output_dir=None, message=message,
+                               dropped=workdir.dropped, not_graded=not_graded)
         if not result.ok:
             return BuildResult(
                 ok=False,
@@ -335,6 +359,23 @@ def build_static(
         message=problem,
         dropped=workdir.dropped,
     )
+
+
+def disk_failure(label: str, result: CommandResult, disk: RunDisk | None) -> tuple[str, bool] | None:
+    """After a step: `(message, not graded)` when a disk ran out, else None.
+
+    The grading machine's own disk out of room is not the run's doing (not graded), whatever
+    the step wrote under its cap; the run's disk full is, even if the step exited 0: it wrote
+    until it was refused, and what it built after that is not what it meant to build."""
+    if disk is None:
+        return None
+    host = disk.host_out_of_room()
+    if host is not None:
+        return f"{label}: {host}", True
+    over = disk.past_cap()
+    if over is not None:
+        return f"{label} failed: `{result.command}` went {over}", False
+    return None
 
 
 def find_output_dir(workdir: Path) -> tuple[Path | None, str]:

@@ -18,11 +18,13 @@ import pytest
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.definition import Toolchain
 from pytest_tcab.outcomes import RECORDED
+from pytest_tcab.outcomes import NotGraded
 from pytest_tcab.outcomes import mark_recorded
 from pytest_tcab.outcomes import skip_at_item
 from pytest_tcab.run.build.sandbox import session_sandbox
 from pytest_tcab.run.build.steps import _step_failure
 from pytest_tcab.run.build.steps import build_environment
+from pytest_tcab.run.build.steps import disk_failure
 from pytest_tcab.run.build.steps import ending
 from pytest_tcab.run.build.steps import run_command
 from pytest_tcab.run.context import RunContext
@@ -50,9 +52,13 @@ class ToolchainItem(RunItem):
         build = self.run.require_build()
         timeout = float(self.config.getoption("tcab_build_timeout"))
         result = run_command(self.command, build.workdir, timeout, build_environment(),
-                             sandbox=session_sandbox(self.config), step=self.key)
+                             sandbox=session_sandbox(self.config), step=self.key, disk=self.run.disk)
         self.record(returncode=result.returncode, timed_out=result.timed_out, duration_s=round(result.duration_s, 3),
                     output=result.tail(200), **result.confinement)
+        failed = disk_failure(self.key, result, self.run.disk)
+        if failed is not None:  # a recorded step too: the disk it filled is the run's
+            self.run.drop_full_disk()
+            raise NotGraded(failed[0]) if failed[1] else ToolchainFailed(failed[0])
         if result.ok:
             return
         if self.required:

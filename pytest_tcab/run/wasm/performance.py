@@ -23,6 +23,7 @@ from pytest_tcab.case import Performance
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.performance import PerfBuild
 from pytest_tcab.models.performance import PerfCase
+from pytest_tcab.outcomes import NotGraded
 from pytest_tcab.outcomes import OverCeiling
 from pytest_tcab.outcomes import count_as_failed
 from pytest_tcab.outcomes import mark_over_ceiling
@@ -35,6 +36,7 @@ from pytest_tcab.run.build.sandbox import session_sandbox
 from pytest_tcab.run.build.steps import CommandResult
 from pytest_tcab.run.build.steps import _step_failure
 from pytest_tcab.run.build.steps import build_environment
+from pytest_tcab.run.build.steps import disk_failure
 from pytest_tcab.run.build.steps import prepare_workdir
 from pytest_tcab.run.build.steps import run_command
 from pytest_tcab.run.context import RunContext
@@ -100,8 +102,13 @@ def build_module(run: RunContext, build: PerfBuild, entry: str) -> ModuleBuild:
     env = build_environment()
     steps: list[CommandResult] = []
     for label, command in (("install", build.install), ("build", build.build)):
-        result = run_command(command, workdir.path, timeout, env, sandbox=sandbox, step=label)
+        result = run_command(command, workdir.path, timeout, env, sandbox=sandbox, step=label, disk=run.disk)
         steps.append(result)
+        failed = disk_failure(label, result, run.disk)
+        if failed is not None:
+            if failed[1]:
+                raise NotGraded(failed[0])
+            return ModuleBuild(tuple(steps), None, failed[0])
         if not result.ok:
             return ModuleBuild(tuple(steps), None, f"{_step_failure(label, result, timeout)}\n{result.tail()}")
     relative = build.module

@@ -1,0 +1,137 @@
+"""A build's disk is capped (`--tcab-build-disk`): a build that writes without end fails its own
+run, naming the cap, and the next run is graded as if it had never been; the grading machine's
+own disk running out stays "not graded". Real processes, on a small tmpfs as the sweep's scratch."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from definition_suite import GAME
+from definition_suite import write_definition_suite
+from test_definition_runs import PASSING_TYPECHECK
+from test_definition_runs import game_definition
+from test_definition_runs import write
+
+from pytest_tcab.run.build.disk import RunDisk
+from pytest_tcab.run.build.sandbox import Sandbox
+from pytest_tcab.run.build.steps import run_command
+
+SUITE = Path("suite")
+ARGS = ("-p", "no:cacheprovider", "-p", "no:faulthandler", f"--tcab-suite={SUITE}", "--tcab-out=out",
+        "--tcab-build-timeout=60")
+BUILD = "if [ -f fill.sh ]; then bash fill.sh; fi; mkdir -p dist && cp index.html dist/"
+"""The case's build: a run's own `fill.sh` first, where it has one (what a produced build may do)."""
+FILL = "dd if=/dev/zero of=fill bs=1M status=none; true\n"
+"""Writes until the disk refuses, then builds as usual."""
+
+
+@pytest.fixture
+def small_scratch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A 256 MiB tmpfs as the sweep's scratch (TMPDIR), unmounted afterwards."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs as the sweep's scratch needs root")
+    scratch = Path(tempfile.mkdtemp(prefix="disk-", dir="/tmp"))  # short: Chromium's sockets live under it
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256m", "tmpfs", str(scratch)], check=False,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        scratch.rmdir()
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    yield scratch
+    subprocess.run(["umount", "-l", str(scratch)], check=False)
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def sweep(root: Path, filler: bool) -> list[str]:
+    """The suite with the shell-built definition `game`, and the runs `fill` (when `filler`) then `honest`."""
+    write_definition_suite(root / SUITE)
+    write(root / SUITE, {GAME: game_definition(PASSING_TYPECHECK, build=BUILD)})
+    names = ["fill", "honest"] if filler else ["honest"]
+    for name in names:
+        write(root / "runs" / name, {Path(".tcab/run.toml"): 'case = "game"\nengine = "none"\n',
+                                     Path("index.html"): "<!doctype html><title>game</title>\n"})
+    if filler:
+        write(root / "runs/fill", {Path("fill.sh"): FILL})
+    return [f"--tcab-run={root / 'runs' / name}" for name in names]
+
+
+def runs(root: Path) -> dict[str, dict[str, object]]:
+    """Each run of the session's results.json: its status and its items' outcomes."""
+    found = {}
+    for run in json.loads((root / "out/results.json").read_text())["runs"]:
+        why = [item["not_graded"] for item in run["items"] if item.get("not_graded")]
+        found[run["run"]] = {"not_graded": why, "items": {item["id"]: item["outcome"] for item in run["items"]}}
+    return found
+
+
+def test_a_build_that_fills_its_disk_fails_alone_and_the_next_run_passes_as_alone(
+        pytester: pytest.Pytester, small_scratch: Path) -> None:
+    alone = pytester.mkdir("alone")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(alone)
+        pytester.run(*_pytest(), *ARGS, *sweep(alone, filler=False), timeout=300)
+    shared = pytester.mkdir("shared")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(shared)
+        done = pytester.run(*_pytest(), *ARGS, "--tcab-build-disk=64MiB", *sweep(shared, filler=True), timeout=300)
+    found = runs(shared)
+    assert found["fill"]["not_graded"] == [], found["fill"]
+    assert found["fill"]["items"]["build"] == "failed", found["fill"]["items"]
+    done.stdout.fnmatch_lines([("*build failed: `*` went past its disk cap of 64 MiB (it wrote 6* MiB into its build "
+                                "folder, *; --tcab-build-disk)*")])
+    assert found["honest"] == runs(alone)["honest"]
+    assert "failed" not in found["honest"]["items"].values()
+    assert not list(small_scratch.glob("tcab-run-*")), "what the filler wrote is gone"
+
+
+def test_a_cap_above_the_room_left_is_the_grading_machines_disk_not_the_runs(pytester: pytest.Pytester,
+                                                                             small_scratch: Path) -> None:
+    """The filler stops when the machine's disk (the 256 MiB scratch) is full, under its 1 GiB
+    cap: not graded, not failed; what it wrote goes, and the next run passes."""
+    pytester.run(*_pytest(), *ARGS, "--tcab-build-disk=1GiB", *sweep(pytester.path, filler=True), timeout=300)
+    found = runs(pytester.path)
+    assert found["fill"]["not_graded"], found["fill"]
+    assert "the grading machine ran out of disk" in found["fill"]["not_graded"][0]
+    assert found["honest"]["not_graded"] == []
+    assert "failed" not in found["honest"]["items"].values(), found["honest"]
+
+
+def test_the_grading_machines_own_disk_running_out_stays_not_graded(pytester: pytest.Pytester,
+                                                                    small_scratch: Path) -> None:
+    """Nothing a build wrote: the scratch is full before the session starts."""
+    args = sweep(pytester.path, filler=False)
+    ballast = small_scratch / "ballast"
+    # All but 1 MiB: with none left, Python's tempfile would pass the scratch by for /tmp.
+    subprocess.run(["dd", "if=/dev/zero", f"of={ballast}", "bs=1M", "count=255", "status=none"], check=True)
+    try:
+        pytester.run(*_pytest(), *ARGS, *args, timeout=300)
+    finally:
+        ballast.unlink()
+    found = runs(pytester.path)["honest"]
+    assert found["not_graded"], found
+    assert "ran out of disk" in found["not_graded"][0], found
+
+
+def _pytest() -> list[str]:
+    return [sys.executable, "-m", "pytest"]
+
+
+def test_the_watchdog_ends_a_writer_past_the_cap_where_nothing_can_be_mounted(tmp_path: Path) -> None:
+    disk = RunDisk(tmp_path / "run", 8 * 2**20, "watchdog")
+    disk.path.mkdir()
+    result = run_command("dd if=/dev/zero of=fill bs=64k status=none", disk.path, 60, sandbox=Sandbox(None, "none"),
+                         disk=disk)
+    assert not result.ok
+    assert result.confinement["disk_cap_by"] == "watchdog"
+    assert (disk.past_cap() or "").startswith("past its disk cap of 8 MiB (it wrote ")
+    assert "a watchdog summing its folder" in (disk.past_cap() or "")
+    disk.release()
+    assert not disk.path.exists()

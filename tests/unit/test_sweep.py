@@ -54,6 +54,20 @@ def test_a_row_says_who_what_and_how_it_ended() -> None:
     assert made["items"] == {"build": "passed", "validate[a]": "passed"}
 
 
+def test_a_judge_restarted_under_a_run_is_counted_on_its_row_the_sweep_and_the_summary() -> None:
+    from pytest_tcab.run.report.results import figure_lines
+    from pytest_tcab.run.report.sweep_files import sweep_document
+
+    run = result_run("carom-1")
+    run["items"][-1]["judge_restarts"] = 2
+    made = sweep_row(run, "carom-1/report.html")
+    assert made["status"] == GRADED and made["judge_restarts"] == 2
+    assert row("carom-2")["judge_restarts"] == 0
+    assert sweep_document([made, row("carom-2")], tool={}, media="all")["judge_restarts"] == 2
+    said = figure_lines({key: value for key, value in run.items() if key != "score"})  # no checklist to sum up
+    assert "judge: restarted 2 times (it died under a script, which then ran once more on a fresh page)" in said
+
+
 def test_a_run_whose_grading_broke_is_not_graded_and_says_why() -> None:
     made = row("carom-1", not_graded="the judge runtime died")
     assert made["status"] == NOT_GRADED

@@ -26,6 +26,7 @@ from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import STATUS_PROPERTY
 from pytest_tcab.run.report.records import RunRecord
 from pytest_tcab.run.report.scoring import for_run
+from pytest_tcab.run.report.sweep import judge_restarts
 
 results_key = pytest.StashKey["ResultsRecorder"]()
 _DESELECTED_OUTPUT = "tcab_deselected"
@@ -268,6 +269,10 @@ def figure_lines(run: dict[str, Any]) -> list[str]:
             if item.get("excluded_by"):
                 word += f" (excluded from the score by erratum {item['excluded_by']})"
             lines.append(f"verdict {item['id']}: {word}")
+    restarts = judge_restarts(run)
+    if restarts:
+        lines.append(f"judge: restarted {restarts} time{'s' if restarts != 1 else ''} (it died under a script, "
+                     "which then ran once more on a fresh page)")
     return lines + summary_lines(run)
 
 

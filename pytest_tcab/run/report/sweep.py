@@ -60,6 +60,7 @@ def sweep_row(run: dict[str, Any], report: str | None, out_dir: Path | None = No
         "counts": dict(run.get("counts", {})),
         "score": automated_score(run),
         "duration_s": round(sum(float(item.get("duration_s", 0.0)) for item in items), 3),
+        "judge_restarts": judge_restarts(run),
         "media": run.get("media", "all"),
         "partial": bool(run.get("partial")),
         "report": report,
@@ -70,12 +71,18 @@ def sweep_row(run: dict[str, Any], report: str | None, out_dir: Path | None = No
     }
 
 
+def judge_restarts(run: dict[str, Any]) -> int:
+    """How often the judge runtime died under one of the run's scripts and was started again:
+    the grader's own trouble, said aloud, since each such script was run once more."""
+    return sum(int(item.get("judge_restarts", 0)) for item in run.get("items", []))
+
+
 def bad_input_row(label: str, source: str, reason: str, who: dict[str, Any] | None = None) -> dict[str, Any]:
     """The row of a run that could not be collected: its folder, run.toml or case is wrong."""
     return {
         "run": label, "source": source, "case": None, "version": None, "variant": None, "engine": None,
         "layout": None, "model": None, "harness": None, "labels": {}, **(who or {}),
-        "status": BAD_INPUT, "error": reason, "counts": {}, "score": None, "duration_s": 0.0,
+        "status": BAD_INPUT, "error": reason, "counts": {}, "score": None, "duration_s": 0.0, "judge_restarts": 0,
         "media": None, "partial": False, "report": None, "items": {}, "figure": None, "details": {},
     }
 

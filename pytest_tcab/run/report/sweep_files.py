@@ -91,6 +91,7 @@ def sweep_document(rows: list[dict[str, Any]], *, tool: dict[str, str], media: s
         "tool": tool,
         "media": media,
         "statuses": {status: sum(row["status"] == status for row in ordered) for status in STATUSES},
+        "judge_restarts": sum(int(row.get("judge_restarts", 0)) for row in ordered),
         "runs": ordered,
         "leaderboard": leaderboard(ordered),
         **(extra or {}),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -48,6 +49,11 @@ LAUNCH_ARGS: tuple[str, ...] = (
 )
 """Flags that let Debian's Chromium run headless with no GPU (WebGL falls back to SwiftShader),
 in containers with a small /dev/shm, and without phoning home; then the confining flags."""
+
+KEPT_DEFAULT_GUARDS = ("--disable-popup-blocking",)
+"""Playwright's default flags the plugin drops: with them, a page could open windows without a
+user's gesture, each opening more (a page that opens a hundred windows, each its own copy, takes
+the browser's whole CPU and the grader with it). Chromium's own popup blocker then refuses them."""
 
 DEFAULT_VIEWPORT = (1280, 720)
 
@@ -129,6 +135,16 @@ _running: set[int] = set()
 "inside the asyncio loop" error, so BrowserSession refuses first and says why."""
 
 
+def close_if_popup(page: Page) -> None:
+    """A graded page gets the one window the plugin opened for it: a window it opens itself (on
+    a click, past the popup blocker) is closed as it appears, so nothing it shows there counts."""
+    from playwright.sync_api import Error
+
+    if page.opener() is not None:
+        with contextlib.suppress(Error):  # closed already, with its context
+            page.close()
+
+
 class BrowserSession:
     """One Playwright driver and one Chromium for the whole session.
 
@@ -187,6 +203,7 @@ class BrowserSession:
             self._close_network()
             raise
         options = {"args": list(LAUNCH_ARGS), "headless": True, **(launch_args or {})}
+        options["ignore_default_args"] = [*options.get("ignore_default_args", ()), *KEPT_DEFAULT_GUARDS]
         if not options["headless"] and sys.platform.startswith("linux") and not (
                 os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             self._playwright.stop()
@@ -254,6 +271,7 @@ class BrowserSession:
         origins: set[str] = set()
         allowed = None if origin is None else origin_of(origin)
         context.route("**/*", lambda route: loopback_only(route, origins, allowed))
+        context.on("page", close_if_popup)
         context.route_web_socket(lambda url: any_url(url), lambda socket: loopback_only_socket(socket, allowed))
         return context, origins
 

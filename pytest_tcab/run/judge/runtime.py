@@ -36,6 +36,8 @@ START_TIMEOUT_S = 60.0
 """How long Node may take to start and say it is ready (not counted in any script's timeout)."""
 _STDERR_KEPT = 8192
 """The tail of Node's stderr kept for the message when the process dies."""
+STDERR_DRAIN_TIMEOUT_S = 2.0
+"""How long a dead judge's last stderr lines may take to be read (a child of it may hold the pipe)."""
 
 
 class JudgeUnavailable(TcabError):
@@ -104,6 +106,7 @@ class JudgeRuntime:
         self._process: subprocess.Popen[bytes] | None = None
         self._buffer = b""
         self._stderr = bytearray()
+        self._drainer: threading.Thread | None = None
         self._runs = 0
         self._lock = threading.Lock()
         self.restarts = 0
@@ -176,16 +179,12 @@ class JudgeRuntime:
                 )
             self._buffer = b""
             self._stderr = bytearray()
-            threading.Thread(target=self._drain, args=(self._process,), daemon=True, name="tcab-judge-stderr").start()
+            self._drainer = threading.Thread(target=_drain, args=(self._process, self._stderr), daemon=True,
+                                             name="tcab-judge-stderr")
+            self._drainer.start()
             ready = self._next(_now() + START_TIMEOUT_S, None)
             if ready is None or ready.get("type") != "ready":
                 raise JudgeFailed(f"the judge runtime did not start within {START_TIMEOUT_S:g} s: {self._died()}")
-
-    def _drain(self, process: subprocess.Popen[bytes]) -> None:
-        assert process.stderr is not None
-        while chunk := os.read(process.stderr.fileno(), 4096):
-            self._stderr += chunk
-            del self._stderr[:-_STDERR_KEPT]
 
     def _send(self, message: dict[str, Any]) -> None:
         process = self._process
@@ -230,6 +229,9 @@ class JudgeRuntime:
         if process is not None:
             process.kill()
             code = process.wait()
+            # What it wrote last is still in the pipe until the drainer reads to its end.
+            if self._drainer is not None:
+                self._drainer.join(timeout=STDERR_DRAIN_TIMEOUT_S)
             _close_pipes(process)
         tail = self._stderr.decode(errors="replace").strip()
         return f"the judge runtime ({self.node.path}) exited with status {code}" + (f":\n{tail}" if tail else "")
@@ -246,6 +248,17 @@ class JudgeRuntime:
             process.kill()
             process.wait()
         _close_pipes(process)
+
+
+def _drain(process: subprocess.Popen[bytes], kept: bytearray) -> None:
+    """Read Node's stderr to its end, keeping its tail in `kept` (that process's own buffer)."""
+    assert process.stderr is not None
+    try:
+        while chunk := os.read(process.stderr.fileno(), 4096):
+            kept += chunk
+            del kept[:-_STDERR_KEPT]
+    except OSError:  # closed under it: the process is gone and its pipes with it
+        return
 
 
 def _close_pipes(process: subprocess.Popen[bytes]) -> None:

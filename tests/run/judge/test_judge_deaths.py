@@ -22,11 +22,13 @@ pytestmark = [
 
 HOSTILE = Path(__file__).parent / "hostile"
 STUCK = "test-cases/end-to-end/easy/stuck/v1.0.0"
-KILLER = """import {{ existsSync, writeFileSync }} from "node:fs";
+# fd 2 written directly: a script runs in a worker thread, whose console reaches stderr only
+# later, through the main thread, and SIGKILL would come first.
+KILLER = """import {{ existsSync, writeFileSync, writeSync }} from "node:fs";
 const marker = {marker!r};
 if ({always} || !existsSync(marker)) {{
   writeFileSync(marker, "died");
-  console.error("judge killed by the suite's own script");
+  writeSync(2, "judge killed by the suite's own script\\n");
   process.kill(process.pid, "SIGKILL");
 }}
 """

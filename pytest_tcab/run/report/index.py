@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from pytest_tcab.run.report.leaderboard import beside_the_figure
 from pytest_tcab.run.report.page.chart import case_chart
 from pytest_tcab.run.report.page.chart import harness_colours
 from pytest_tcab.run.report.page.markup import e
@@ -211,15 +212,7 @@ def _board_row(cell: dict[str, Any]) -> str:
     passing = cell.get("pass_rate") or {}
     wilson = "" if passing.get("value") is None else f"{passing['low']:.2f} – {passing['high']:.2f}"
     duration = (cell.get("duration") or {}).get("value")
-    beside = []
-    if figure.get("over_ceiling"):
-        beside.append(f"{figure['over_ceiling']} over ceiling")
-    if figure.get("incorrect"):
-        beside.append(f"{figure['incorrect']} incorrect")
-    if cell["not_graded"]:
-        beside.append(f"{cell['not_graded']} not graded")
-    if cell["unscored"]:
-        beside.append(f"{cell['unscored']} unscored")
+    beside = beside_the_figure(cell)
     confounded = ("confounded: mixes " + "; ".join(f"{part}s {', '.join(cell[part])}" for part in cell["confounded"])
                   if cell["confounded"] else "")
     cells = [

@@ -272,17 +272,17 @@ def _mean_text(cell: dict[str, Any]) -> str:
     return f"{cell['mean']:.3f} [{cell['low']:.3f}, {cell['high']:.3f}]"
 
 
-def _aside(cell: dict[str, Any]) -> str:
-    notes = []
+def beside_the_figure(cell: dict[str, Any]) -> list[str]:
+    """The runs of a group counted beside its figure, never in it (`2 incorrect`, `1 not graded`):
+    the terminal table, the page's table and its chart all say them in these words."""
     figure = cell.get("figure") or {}
-    if figure.get("over_ceiling"):
-        notes.append(f"{figure['over_ceiling']} over the ceiling")
-    if figure.get("incorrect"):
-        notes.append(f"{figure['incorrect']} incorrect")
-    if cell["not_graded"]:
-        notes.append(f"{cell['not_graded']} not graded")
-    if cell["unscored"]:
-        notes.append(f"{cell['unscored']} unscored")
+    counts = [(figure.get("over_ceiling"), "over the ceiling"), (figure.get("incorrect"), "incorrect"),
+              (cell["not_graded"], "not graded"), (cell["unscored"], "unscored")]
+    return [f"{count} {what}" for count, what in counts if count]
+
+
+def _aside(cell: dict[str, Any]) -> str:
+    notes = beside_the_figure(cell)
     if cell["confounded"]:
         notes.append("confounded: mixes " + ", ".join(
             f"{part}s {'/'.join(cell[part])}" for part in cell["confounded"]))

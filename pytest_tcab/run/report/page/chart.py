@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pytest_tcab.run.report.leaderboard import beside_the_figure
 from pytest_tcab.run.report.page.markup import e
 from pytest_tcab.run.report.page.markup import group_attributes
 from pytest_tcab.run.report.sweep import FUEL
@@ -124,15 +125,7 @@ def _scale(value: float, x: float, width: float, maximum: float) -> float:
 def _group_row(cell: dict[str, Any], y: float, colour: str, x0: dict[str, float], main_max: float,
                duration_max: float, fuel: bool, index: int) -> str:
     figure, passing, duration = cell["figure"], cell["pass_rate"], cell["duration"]
-    aside = []
-    if figure.get("over_ceiling"):
-        aside.append(f"{figure['over_ceiling']} over ceiling")
-    if figure.get("incorrect"):
-        aside.append(f"{figure['incorrect']} incorrect")
-    if cell["not_graded"]:
-        aside.append(f"{cell['not_graded']} not graded")
-    if cell["unscored"]:
-        aside.append(f"{cell['unscored']} unscored")
+    aside = beside_the_figure(cell)
     label = (f'<text class="group" x="8" y="{y - 2:.1f}" fill="{colour}">{e(_who(cell))}</text>'
              f'<text class="n" x="8" y="{y + 11:.1f}">n={figure.get("n", cell["runs"])}'
              f'{e(" · " + ", ".join(aside)) if aside else ""}'

@@ -31,6 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from pytest_tcab.run.report.index import write_index
+from scripts.example_sweep import write_runs
 from pytest_tcab.run.report.sweep import sweep_row
 from pytest_tcab.run.report.sweep_files import sweep_document
 
@@ -45,8 +46,9 @@ def graded_runs(folder: Path | None, tmp: Path) -> list[dict[str, Any]]:
     """The runs of results.json of a graded sweep (graded here when no folder is given)."""
     if folder is None:
         folder = tmp / "graded"
+        runs = write_runs(tmp / "runs", list(SUBSET))
         subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", f"--tcab-suite={SUITE}",
-                        *(f"--tcab-run={SUITE / 'runs/sweep' / name}" for name in SUBSET), "--tcab-media=none",
+                        *(f"--tcab-run={run}" for run in runs), "--tcab-media=none",
                         f"--tcab-out={folder}", "-q"], cwd=REPO, check=False, capture_output=True,
                        env={**os.environ, "PATH": f"/usr/bin{os.pathsep}{os.environ.get('PATH', '')}"})
     data = json.loads((folder / "results.json").read_text(encoding="utf-8"))

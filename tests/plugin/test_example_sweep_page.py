@@ -18,10 +18,10 @@ import pytest
 from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
 from pytest_tcab.run.browser.discovery import find_chromium
 from pytest_tcab.run.report.index import write_index
+from scripts.example_sweep import write_runs
 from tests.conftest import EXAMPLE_SUITE
 from tests.conftest import REPO
 
-SWEEP_RUNS = EXAMPLE_SUITE / "runs" / "sweep"
 # A few of the example sweep's runs, one of each kind it grades (kept few: CI time is shared):
 # the Carom catalog build with its flaw (check diffs and clips), an honest and a flawed
 # end-to-end build under two harnesses, and the Rust workspace left as handed over (incorrect).
@@ -39,10 +39,11 @@ pytestmark = [
 def example_sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The subset graded once, as a user runs it (a subprocess), into its own --tcab-out."""
     out = tmp_path_factory.mktemp("sweep") / "out"
+    runs = write_runs(out.parent / "runs", list(SUBSET))
     env = {**os.environ, "PATH": f"{DEBIAN_CARGO.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", f"--tcab-suite={EXAMPLE_SUITE}",
-         *(f"--tcab-run={SWEEP_RUNS / name}" for name in SUBSET), f"--tcab-out={out}", "-q"],
+         *(f"--tcab-run={run}" for run in runs), f"--tcab-out={out}", "-q"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]  # 1: the flaws, reported
     assert (out / "index.html").is_file()

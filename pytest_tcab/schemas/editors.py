@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from pytest_tcab.options import SCHEMAS_OPTION
+from pytest_tcab.writing import WritingSession
 
 SCHEMA_FOLDER = ".tcab-schemas"
 """Where the schemas go under the suite root: a dot-folder, so no layout walks into it."""
@@ -73,25 +74,16 @@ def write(root: Path) -> list[Path]:
     return [*written, config]
 
 
-class SchemaWriter:
-    """Registered by plugin.py when `--tcab-schemas` is given: the session writes instead of collecting."""
+class SchemaWriter(WritingSession):
+    """Registered by plugin.py when `--tcab-schemas` is given: the session writes the schemas and
+    the taplo configuration instead of collecting."""
 
     def __init__(self, root: Path) -> None:
+        super().__init__()
         self.root = root
-        self.written: list[Path] = []
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collection(self, session: pytest.Session) -> bool:
-        return True  # nothing to collect: the session only writes files
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtestloop(self, session: pytest.Session) -> bool:
-        self.written = write(self.root)
-        return True
-
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.written:
-            session.exitstatus = pytest.ExitCode.OK  # nothing was collected, and nothing was meant to be
+    def write(self) -> list[Path]:
+        return write(self.root)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.written:

@@ -29,6 +29,7 @@ from pytest_tcab.run.report.results import ResultsRecorder
 from pytest_tcab.run.report.sweep import BAD_INPUT
 from pytest_tcab.run.report.sweep import SWEEP_FILE
 from pytest_tcab.run.report.sweep_files import write_sweep
+from pytest_tcab.writing import WritingSession
 
 IDENTITY = ("run", "case", "version", "variant", "engine", "source", "layout", "model", "harness", "labels", "media")
 """What `RunContext.run_properties` writes at the top of each run of results.json."""
@@ -36,37 +37,29 @@ _RECOMPUTED = ("score", "domains", "errata", "performance", "tournament", "toolc
 """The parts of a run results.json computes from its items (`scoring_report.for_run`)."""
 
 
-class Merge:
-    """Registered by plugin.py when `--tcab-merge` is given: the session merges instead of collecting."""
+class Merge(WritingSession):
+    """Registered by plugin.py when `--tcab-merge` is given: the session merges the shards' results
+    instead of collecting (the shards ran the items)."""
 
     def __init__(self, config: pytest.Config, out_dir: Path) -> None:
+        super().__init__()
         self.config = config
         self.out_dir = out_dir
-        self.written: list[Path] = []
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collection(self, session: pytest.Session) -> bool:
-        return True  # nothing to collect: the shards ran the items
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+    def write(self) -> list[Path]:
         shards = [Path(value) for value in self.config.getoption("tcab_merge")]
         data = merge(self.config, shards, self.out_dir)
         from pytest_tcab.run.report.html import write_report
 
         path = self.out_dir / "results.json"
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        self.written = [path, write_report(data, self.out_dir, self.config.getoption("tcab_report"))]
+        written = [path, write_report(data, self.out_dir, self.config.getoption("tcab_report"))]
         bad = [row for shard in shards for row in shard_sweep_rows(shard) if row["status"] == BAD_INPUT]
         if bad or len(data["runs"]) > 1 or any(shard_sweep_rows(shard) for shard in shards):
             media = next((run["media"] for run in data["runs"] if run.get("media")), "all")
-            self.written += write_sweep(data, self.out_dir, form=self.config.getoption("tcab_report"), media=media,
-                                        extra_rows=bad)
-        return True
-
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.written:
-            session.exitstatus = pytest.ExitCode.OK  # nothing was collected, and nothing was meant to be
+            written += write_sweep(data, self.out_dir, form=self.config.getoption("tcab_report"), media=media,
+                                   extra_rows=bad)
+        return written
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.written:

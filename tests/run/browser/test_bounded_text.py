@@ -22,14 +22,17 @@ PEAK_RSS_BOUND_KIB = 400 * 1024
 error crosses from Playwright whole before it is cut; the notes and the thrown error are cut in
 the page), 711 MiB before the caps."""
 
-# A session-end hook that leaves the process's peak RSS (KiB, Linux) where the test can read it.
+# A session-end hook that leaves the process's peak RSS (KiB, Linux) where the test can read it:
+# VmHWM, its own memory's high-water mark. Not getrusage's ru_maxrss, which Linux carries over
+# exec from the process that started it (a test worker grown to 470 MiB late in a suite).
 PEAK_RSS_CONFTEST = """\
-import resource
 from pathlib import Path
 
 
 def pytest_sessionfinish(session):
-    Path("peak-rss-kib").write_text(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+    status = Path("/proc/self/status").read_text()
+    peak = next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))
+    Path("peak-rss-kib").write_text(peak)
 """
 
 

@@ -49,13 +49,18 @@ REWRITE_EVERY_S = 3.0
 
 def write_sweep(data: dict[str, Any], out_dir: Path, *, form: str, media: str, extra_rows: list[dict[str, Any]],
                 previous: tuple[str, list[dict[str, Any]]] | None = None,
-                progress: dict[str, Any] | None = None) -> list[Path]:
+                progress: dict[str, Any] | None = None, written: dict[str, dict[str, Any]] | None = None,
+                ) -> list[Path]:
     """Write every run's folder, sweep.json and index.html (with what changed since the `previous`
-    rows, when given: where they came from, and the rows); returns sweep.json's and index.html's paths."""
+    rows, when given: where they came from, and the rows); returns sweep.json's and index.html's paths.
+
+    `written` are the rows of the runs whose folders were written as they ended: those are not
+    written again, unless the session found the suite changed (a key of every run's results.json)."""
     rows = list(extra_rows)
+    kept = {} if written is None or "suite_changed" in data else written
     for run in data["runs"]:
         if in_sweep(run):
-            rows.append(write_run(data, run, out_dir, form))
+            rows.append(kept.get(run["run"]) or write_run(data, run, out_dir, form))
     extra: dict[str, Any] = {"compare": compare(rows, previous[1], previous[0])} if previous is not None else {}
     if progress is not None:
         extra["progress"] = progress
@@ -222,7 +227,8 @@ class SweepWriter:
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.written = write_sweep(data, self.out_dir, form=self.config.getoption("tcab_report"),
                                    media=self.config.getoption("tcab_media"), extra_rows=extra, previous=self.previous,
-                                   progress=self.progress.document(done=True) if self.live else None)
+                                   progress=self.progress.document(done=True) if self.live else None,
+                                   written={label: row for label, row in self.rows.items() if not row.get("resumed")})
         self.document = json.loads(self.written[0].read_text(encoding="utf-8"))
 
     def _resumed_rows(self) -> list[dict[str, Any]]:

@@ -18,19 +18,15 @@ from typing import Any
 
 import pytest
 
-from pytest_tcab.run.browser.discovery import find_chromium
-from pytest_tcab.run.judge.runtime import find_node
+from hostile_suite import HOSTILE
+from hostile_suite import NEEDS_BROWSER_AND_JUDGE
+from hostile_suite import STUCK
+
 from tests.validation import Session
 from tests.validation import run_session
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(find_chromium(None) is None, reason="needs Chromium"),
-    pytest.mark.skipif(find_node() is None, reason="needs Node for the judge runtime"),
-]
+pytestmark = NEEDS_BROWSER_AND_JUDGE
 
-HOSTILE = Path(__file__).parent / "hostile"
-STUCK = "test-cases/end-to-end/easy/stuck/v1.0.0"
 RUNS = ("honest", "wrap", "builtins", "fetcher", "serviceworker", "recorder")
 OUTCOMES = {"travel_q7zk": "failed", "bounce_w3xv": "failed", "drift_m9pt": "failed", "answers_h2nc": "passed"}
 SECRETS = re.compile(r"secret_|label_|q7zk|w3xv|m9pt|h2nc|48213|73519|tcab-reporter|_tally_r5|\.mjs|validation/")

@@ -10,18 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tcab.run.browser.discovery import find_chromium
-from pytest_tcab.run.judge.runtime import find_node
+from hostile_suite import HOSTILE
+from hostile_suite import NEEDS_BROWSER_AND_JUDGE
+from hostile_suite import STUCK
+
 from tests.validation import run_session
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(find_chromium(None) is None, reason="needs Chromium"),
-    pytest.mark.skipif(find_node() is None, reason="needs Node for the judge runtime"),
-]
+pytestmark = NEEDS_BROWSER_AND_JUDGE
 
-HOSTILE = Path(__file__).parent / "hostile"
-STUCK = "test-cases/end-to-end/easy/stuck/v1.0.0"
 # fd 2 written directly: a script runs in a worker thread, whose console reaches stderr only
 # later, through the main thread, and SIGKILL would come first.
 KILLER = """import {{ existsSync, writeFileSync, writeSync }} from "node:fs";

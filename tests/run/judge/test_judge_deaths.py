@@ -8,7 +8,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-
 from hostile_suite import HOSTILE
 from hostile_suite import NEEDS_BROWSER_AND_JUDGE
 from hostile_suite import STUCK

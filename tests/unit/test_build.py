@@ -383,11 +383,12 @@ def test_a_step_that_allocates_without_end_fails_naming_the_cap(
 def test_a_cgroup_caps_the_whole_process_tree_and_is_removed_after(tmp_path: Path) -> None:
     """Four processes of 96 MiB each pass a per-process cap of 256 MiB; the cgroup sees all four."""
     hold = "python3 -c 'import time; b = bytearray(96 * 2**20); b[::4096] = b\"x\" * len(b[::4096]); time.sleep(2)'"
-    before = set(CGROUPS.path.glob("tcab-*"))  # type: ignore[union-attr]
+    ours = f"tcab-{os.getpid()}-*"  # another xdist worker's builds make and remove cgroups of their own meanwhile
+    before = set(CGROUPS.path.glob(ours))  # type: ignore[union-attr]
     sandbox = Sandbox(shutil.which("bwrap"), "none", caps=Caps(256 * 2**20, 60, CGROUPS))
     result = run_command(f"for i in 1 2 3 4; do {hold} & done; wait; exit 1", tmp_path, 30, sandbox=sandbox)
     assert result.over_memory_cap is True, result.output
-    assert set(CGROUPS.path.glob("tcab-*")) == before  # type: ignore[union-attr]
+    assert set(CGROUPS.path.glob(ours)) == before  # type: ignore[union-attr]
 
 
 def test_no_step_runs_under_an_address_space_cap(tmp_path: Path, capped: Callable[[int], Sandbox]) -> None:

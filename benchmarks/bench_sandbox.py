@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pytest_tcab.run.build.sandbox import Sandbox
-from pytest_tcab.run.build.steps import build_environment
-from pytest_tcab.run.build.steps import prepare_workdir
-from pytest_tcab.run.build.steps import run_command
+from pytest_tcab.run.sandbox.sandbox import Sandbox
+from pytest_tcab.run.sandbox.steps import build_environment
+from pytest_tcab.run.sandbox.steps import prepare_workdir
+from pytest_tcab.run.sandbox.steps import run_command
 
 SUITE = Path(__file__).resolve().parent.parent / "example-suite"
 

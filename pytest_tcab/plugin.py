@@ -121,7 +121,7 @@ def pytest_configure(config: pytest.Config) -> None:
             config.getoption("tcab_seed") is not None:
         _register_browser(config)
     if run_mode or config.getoption("tcab_reference") or config.getoption("tcab_capture_baselines"):
-        from pytest_tcab.run.build.snapshot import register
+        from pytest_tcab.run.sandbox.snapshot import register
 
         register(config)  # checks at the end that no build changed the suite
     if config.getoption("tcab_capture_baselines"):

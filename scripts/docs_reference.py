@@ -334,7 +334,7 @@ def _calls_of(name: str) -> list[tuple[Module, ast.FunctionDef, ClassInfo | None
 
 
 def _qualified(module: Module, function: ast.FunctionDef) -> str:
-    """`pytest_tcab.run.build.CommandResult.figures`: where a function is, as a reader finds it."""
+    """`pytest_tcab.run.sandbox.CommandResult.figures`: where a function is, as a reader finds it."""
     for cls in module.classes.values():
         if cls.methods.get(function.name) is function:
             return f"{module.name}.{cls.node.name}.{function.name}"

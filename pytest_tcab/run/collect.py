@@ -108,7 +108,7 @@ def _resolve(config: pytest.Config) -> SessionRuns:
         label = entry.label if entry is not None and not isinstance(entry, TcabError) else labels[folder]
         if label in graded_before or (shard is not None and not in_shard(label, shard)):
             resolved[folder] = None  # resumed (graded by the earlier sweep), or another shard's
-    from pytest_tcab.run.build.sandbox import hide_from_builds
+    from pytest_tcab.run.sandbox.sandbox import hide_from_builds
 
     hide_from_builds(config, [run.folder for run in given])
     return SessionRuns(resolved, labels)

@@ -23,14 +23,14 @@ import pytest
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import Variant
 from pytest_tcab.run.browser.serve import StaticServer
-from pytest_tcab.run.build.disk import RunDisk
-from pytest_tcab.run.build.disk import make_disk
-from pytest_tcab.run.build.sandbox import SandboxUnavailable
-from pytest_tcab.run.build.sandbox import session_sandbox
-from pytest_tcab.run.build.snapshot import release_copy
-from pytest_tcab.run.build.snapshot import reporter_copy
-from pytest_tcab.run.build.steps import BuildResult
-from pytest_tcab.run.build.steps import build_static
+from pytest_tcab.run.sandbox.disk import RunDisk
+from pytest_tcab.run.sandbox.disk import make_disk
+from pytest_tcab.run.sandbox.sandbox import SandboxUnavailable
+from pytest_tcab.run.sandbox.sandbox import session_sandbox
+from pytest_tcab.run.sandbox.snapshot import release_copy
+from pytest_tcab.run.sandbox.snapshot import reporter_copy
+from pytest_tcab.run.sandbox.steps import BuildResult
+from pytest_tcab.run.sandbox.steps import build_static
 from pytest_tcab.run.spec import Producer
 
 BASELINE_FOLDER = "validation-baseline"
@@ -69,7 +69,7 @@ class RunContext:
         build step: drivers, baselines, mockups and performance cases are read from it, never the suite.
 
         A released run asked again copies it anew, checked against the digests of the first copy
-        (`run.build.snapshot`): what decides a verdict is still what the suite held before any build."""
+        (`run.sandbox.snapshot`): what decides a verdict is still what the suite held before any build."""
         if self._reporter is None:
             self._reporter = reporter_copy(self.config, self.case.folder, self.reporter_paths())
         return self._reporter
@@ -127,7 +127,7 @@ class RunContext:
 
     @property
     def disk(self) -> RunDisk:
-        """The disk of the run's scratch folder, capped by `--tcab-build-disk` (`run.build.disk`)."""
+        """The disk of the run's scratch folder, capped by `--tcab-build-disk` (`run.sandbox.disk`)."""
         if self._disk is None:
             self._disk = make_disk(self.config)
         return self._disk

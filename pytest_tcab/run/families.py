@@ -24,10 +24,10 @@ def run_items(parent: pytest.Collector, run: RunContext) -> Iterator[pytest.Item
 
 
 RUN_FAMILIES = (
-    "pytest_tcab.run.build.items",
+    "pytest_tcab.run.sandbox.items",
     "pytest_tcab.run.wasm.performance",
     "pytest_tcab.run.wasm.tournament_items",
-    "pytest_tcab.run.build.toolchain",
+    "pytest_tcab.run.sandbox.toolchain",
     "pytest_tcab.run.judge.requirements",
     "pytest_tcab.run.browser.checks",
     "pytest_tcab.run.judge.drivers",

@@ -20,9 +20,9 @@ from test_definition_runs import PASSING_TYPECHECK
 from test_definition_runs import game_definition
 from test_definition_runs import write
 
-from pytest_tcab.run.build.disk import RunDisk
-from pytest_tcab.run.build.sandbox import Sandbox
-from pytest_tcab.run.build.steps import run_command
+from pytest_tcab.run.sandbox.disk import RunDisk
+from pytest_tcab.run.sandbox.sandbox import Sandbox
+from pytest_tcab.run.sandbox.steps import run_command
 
 SUITE = Path("suite")
 ARGS = ("-p", "no:cacheprovider", "-p", "no:faulthandler", f"--tcab-suite={SUITE}", "--tcab-out=out",

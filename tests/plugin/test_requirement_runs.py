@@ -23,7 +23,7 @@ from definition_suite import VERSION
 from definition_suite import write_definition_suite
 
 from pytest_tcab.run.browser.discovery import find_chromium
-from pytest_tcab.run.build.typescript import esbuild
+from pytest_tcab.run.sandbox.typescript import esbuild
 
 pytestmark = [
     pytest.mark.browser,

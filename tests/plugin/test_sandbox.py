@@ -171,7 +171,7 @@ def test_the_same_build_in_the_sandbox_cannot_reach_the_suite(pytester: pytest.P
 
 
 def test_the_snapshot_is_private_and_holds_only_reporter_side_material(pytester: pytest.Pytester, gauge: Path) -> None:
-    from pytest_tcab.run.build.snapshot import GUARD_NAME
+    from pytest_tcab.run.sandbox.snapshot import GUARD_NAME
 
     seen: dict[str, Any] = {}
 
@@ -274,7 +274,7 @@ def test_no_sandbox_builds_without_bwrap(
 
 
 def test_an_adversarial_cases_referee_and_house_are_digested(pytester: pytest.Pytester, example_suite: Path) -> None:
-    from pytest_tcab.run.build.snapshot import GUARD_NAME
+    from pytest_tcab.run.sandbox.snapshot import GUARD_NAME
 
     seen: dict[str, Any] = {}
 

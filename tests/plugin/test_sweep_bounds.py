@@ -22,8 +22,8 @@ from sweep_suite import write_sweep_suite
 
 from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
 from pytest_tcab.run.browser.discovery import find_chromium
-from pytest_tcab.run.build import sandbox
-from pytest_tcab.run.build.cgroup import find_parent
+from pytest_tcab.run.sandbox import sandbox
+from pytest_tcab.run.sandbox.cgroup import find_parent
 
 needs_browser = pytest.mark.skipif(find_chromium(None) is None, reason=NO_BROWSER_REASON)
 HOSTILE_CONFTEST = 'open({marker!r}, "w").write("ran")\nraise SystemExit("a run took the grader")\n'

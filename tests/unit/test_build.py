@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 
 from pytest_tcab.bounded import TEXT_LIMIT
-from pytest_tcab.run.build.cgroup import find_parent
-from pytest_tcab.run.build.sandbox import INNER_WORKDIR
-from pytest_tcab.run.build.sandbox import Caps
-from pytest_tcab.run.build.sandbox import Sandbox
-from pytest_tcab.run.build.sandbox import home_for
-from pytest_tcab.run.build.sandbox import visible_path
-from pytest_tcab.run.build.steps import KILL_GRACE_S
-from pytest_tcab.run.build.steps import build_static
-from pytest_tcab.run.build.steps import prepare_workdir
-from pytest_tcab.run.build.steps import run_command
+from pytest_tcab.run.sandbox.cgroup import find_parent
+from pytest_tcab.run.sandbox.sandbox import INNER_WORKDIR
+from pytest_tcab.run.sandbox.sandbox import Caps
+from pytest_tcab.run.sandbox.sandbox import Sandbox
+from pytest_tcab.run.sandbox.sandbox import home_for
+from pytest_tcab.run.sandbox.sandbox import visible_path
+from pytest_tcab.run.sandbox.steps import KILL_GRACE_S
+from pytest_tcab.run.sandbox.steps import build_static
+from pytest_tcab.run.sandbox.steps import prepare_workdir
+from pytest_tcab.run.sandbox.steps import run_command
 
 BWRAP = Sandbox(shutil.which("bwrap"), "install")
 UNSANDBOXED = Sandbox(None, "install")

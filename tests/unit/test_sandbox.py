@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tcab.run.build.sandbox import DEFAULT_PATH
-from pytest_tcab.run.build.sandbox import Sandbox
-from pytest_tcab.run.build.sandbox import home_for
-from pytest_tcab.run.build.sandbox import visible_path
-from pytest_tcab.run.build.steps import run_command
+from pytest_tcab.run.sandbox.sandbox import DEFAULT_PATH
+from pytest_tcab.run.sandbox.sandbox import Sandbox
+from pytest_tcab.run.sandbox.sandbox import home_for
+from pytest_tcab.run.sandbox.sandbox import visible_path
+from pytest_tcab.run.sandbox.steps import run_command
 
 BWRAP = shutil.which("bwrap")
 

@@ -12,7 +12,7 @@ import pytest
 from pytest_tcab.run.families import RUN_FAMILIES
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pytest_tcab"
-WINGS = ("build", "browser", "judge", "wasm", "assets", "report")
+WINGS = ("sandbox", "browser", "judge", "wasm", "assets", "report")
 
 
 def module_name(path: Path) -> str:

@@ -141,7 +141,7 @@ def tcab_browser(
     """The session's browser, or a skip with NO_BROWSER_REASON when this host has none."""
     from pytest_tcab.run.browser.discovery import find_chromium
     from pytest_tcab.run.browser.session import BrowserSession
-    from pytest_tcab.run.build.sandbox import hidden_places
+    from pytest_tcab.run.sandbox.sandbox import hidden_places
 
     location = find_chromium(request.config.getoption("tcab_chromium", None))
     if location is None:

@@ -24,9 +24,9 @@ import tempfile
 from pathlib import Path
 
 from pytest_tcab.errors import TcabError
-from pytest_tcab.run.build.sandbox import system_view
-from pytest_tcab.run.build.sandbox import under_system
-from pytest_tcab.run.build.sandbox import visible_path
+from pytest_tcab.run.sandbox.sandbox import system_view
+from pytest_tcab.run.sandbox.sandbox import under_system
+from pytest_tcab.run.sandbox.sandbox import visible_path
 
 HELPER = Path(__file__).with_name("netns_helper.py")
 CONNECT_TIMEOUT_S = 60.0

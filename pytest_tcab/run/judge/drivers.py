@@ -85,7 +85,7 @@ def drive(browser: BrowserSession, run: RunContext, unit: VerdictUnit, media_dir
     `still`, the page as the script left it is saved there too (media under the `page` key).
     """
     from pytest_tcab.run.browser.audio import audio_sources
-    from pytest_tcab.run.build.typescript import StripFailed
+    from pytest_tcab.run.sandbox.typescript import StripFailed
     from pytest_tcab.run.judge.runtime import session_judge
     from pytest_tcab.run.judge.scripts import DriverRun
     from pytest_tcab.run.judge.scripts import OutputSpec
@@ -126,8 +126,8 @@ def _script_module(snapshot: Path, script: str) -> tuple[Path, dict[str, str]]:
     inline (the cache key covers the sources of its top folder, e.g. `validators/`), so its frames
     name the `.ts` files and lines; `typescript.StripFailed` says why it cannot be.
     """
-    from pytest_tcab.run.build.typescript import is_typescript
-    from pytest_tcab.run.build.typescript import strip_types
+    from pytest_tcab.run.sandbox.typescript import is_typescript
+    from pytest_tcab.run.sandbox.typescript import strip_types
 
     folder = os.path.realpath(snapshot)
     roots = {f"{folder}/": ""}

@@ -182,8 +182,8 @@ class Media:
 
 def _trust(data: dict[str, Any]) -> str:
     """What the graded code was confined by, first on the page: a warning when it was not."""
-    from pytest_tcab.run.build.sandbox import summary_line
-    from pytest_tcab.run.build.snapshot import SUITE_CHANGED
+    from pytest_tcab.run.sandbox.sandbox import summary_line
+    from pytest_tcab.run.sandbox.snapshot import SUITE_CHANGED
 
     lines: list[tuple[bool, str]] = []
     sandbox = data.get("sandbox")

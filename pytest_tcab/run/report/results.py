@@ -145,8 +145,8 @@ class ResultsRecorder:
         }
 
     def _session_part(self) -> dict[str, Any]:
-        from pytest_tcab.run.build.sandbox import described
-        from pytest_tcab.run.build.snapshot import suite_changes
+        from pytest_tcab.run.sandbox.sandbox import described
+        from pytest_tcab.run.sandbox.snapshot import suite_changes
 
         data: dict[str, Any] = {"tool": _tool_versions(), "sandbox": described(self.config)}
         changed = suite_changes(self.config)
@@ -184,7 +184,7 @@ class ResultsRecorder:
             return
         terminalreporter.section("tcab", sep="-")
         data = self.results() if not self.written else json.loads(self.written[0].read_text())
-        from pytest_tcab.run.build.sandbox import summary_line
+        from pytest_tcab.run.sandbox.sandbox import summary_line
 
         sandbox = data["sandbox"]
         terminalreporter.write_line(summary_line(sandbox), red=not sandbox["sandboxed"], bold=not sandbox["sandboxed"])

@@ -28,11 +28,11 @@ from pathlib import Path
 import pytest
 
 from pytest_tcab.errors import TcabError
-from pytest_tcab.run.build.cgroup import CgroupParent
-from pytest_tcab.run.build.cgroup import StepCgroup
-from pytest_tcab.run.build.cgroup import find_parent
-from pytest_tcab.run.build.disk import MECHANISMS
-from pytest_tcab.run.build.disk import mechanism as disk_mechanism
+from pytest_tcab.run.sandbox.cgroup import CgroupParent
+from pytest_tcab.run.sandbox.cgroup import StepCgroup
+from pytest_tcab.run.sandbox.cgroup import find_parent
+from pytest_tcab.run.sandbox.disk import MECHANISMS
+from pytest_tcab.run.sandbox.disk import mechanism as disk_mechanism
 from pytest_tcab.run.media import size_text
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")

@@ -1,4 +1,4 @@
-"""The build wing: every command the produced code runs, and what guards the judge against it.
+"""The sandbox wing: every command the produced code runs, the sandbox and caps it runs under, and what guards the judge against it.
 
 Owns the build steps (`steps`), the bubblewrap sandbox they run in (`sandbox`), the `[toolchain]`
 items (`toolchain`), the reporter-side snapshot taken before the first step (`snapshot`), the

@@ -20,9 +20,9 @@ from pathlib import Path
 
 from pytest_tcab.bounded import HeadTail
 from pytest_tcab.bounded import bound
-from pytest_tcab.run.build.disk import RunDisk
-from pytest_tcab.run.build.sandbox import MEMORY_SCOPES
-from pytest_tcab.run.build.sandbox import Sandbox
+from pytest_tcab.run.sandbox.disk import RunDisk
+from pytest_tcab.run.sandbox.sandbox import MEMORY_SCOPES
+from pytest_tcab.run.sandbox.sandbox import Sandbox
 from pytest_tcab.run.media import size_text
 
 OUTPUT_CAP_BYTES = 1024 * 1024
@@ -112,11 +112,11 @@ def run_command(
     """Run ``command`` with ``bash -c`` in ``cwd``, inside ``sandbox``, as the leader of a new process group.
 
     ``cwd`` is the build's own copy: the only folder of the host the step can write (see
-    :mod:`pytest_tcab.run.build.sandbox`); ``step`` (``install``, ``build``, a toolchain step) decides
+    :mod:`pytest_tcab.run.sandbox.sandbox`); ``step`` (``install``, ``build``, a toolchain step) decides
     whether it has the network. The sandbox's PID namespace ends every process the step started
     when it ends, detached or not. The group, not just the shell, is what gets killed on timeout:
     ``npm run build`` forks node, which forks esbuild. ``env`` replaces the environment entirely
-    (:func:`build_environment` is the usual one). ``disk`` is the run's disk (`run.build.disk`):
+    (:func:`build_environment` is the usual one). ``disk`` is the run's disk (`run.sandbox.disk`):
     its watchdog, where it has one, ends the step past the cap.
     """
     start = time.monotonic()

@@ -39,6 +39,12 @@ class VerdictUnit:
     weight: float
     """Points this unit is worth (a sub-item's share of its item's weight)."""
     validation: Validation | None
+    text: str | None = None
+    """What the reviewer reads (a category's item's description); a sub-item shares its item's."""
+    reference: str | None = None
+    """The reference view shown as the expected target (a category's item's own)."""
+    proof: str | None = None
+    """The proof id whose submitted media is shown (a category's item's own)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,12 @@ class ChecklistItem:
     title: str
     domain: str | None
     units: tuple[VerdictUnit, ...]
+    text: str | None = None
+    """What the reviewer reads (a legacy item's text; a category has none)."""
+    reference: str | None = None
+    """The reference view its units share (a legacy item's)."""
+    proof: str | None = None
+    """The proof id its units share (a legacy item's)."""
 
     @property
     def weight(self) -> float:

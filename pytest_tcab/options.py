@@ -47,6 +47,7 @@ PAGE_MEMORY_OPTION = "--tcab-page-memory"
 BUILD_DISK_OPTION = "--tcab-build-disk"
 REPORT_OPTION = "--tcab-report"
 SCHEMAS_OPTION = "--tcab-schemas"
+REVIEW_OPTION = "--tcab-review"
 REPORT_FORMS = ("linked", "self-contained")
 """`--tcab-report`: report.html links its media beside it, or embeds them."""
 
@@ -250,6 +251,28 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(CAPTURE_BASELINES_OPTION, dest="tcab_capture_baselines", action="store_true",
                     help="drive every validation script against its variant's reference implementation and "
                          "write validation-baseline/<variant>/ into the version folder")
+
+    _add_review_page_options(group)
+
+
+def parse_file_count(text: str) -> int:
+    """`--tcab-site-files` as a whole number of at least 1 (argparse `type`)."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of files (1 or more), e.g. 5000")
+    return int(text)
+
+
+def _add_review_page_options(group: _TwinnedGroup) -> None:
+    """The review page's options: each run's served site kept for it, and the page itself."""
+    group.addoption("--tcab-site-size", dest="tcab_site_size", type=parse_size, default=256 * 2**20, metavar="SIZE",
+                    help="the most a run's served site may hold to be kept in its results for the review page, "
+                         "e.g. 256MiB (default); a bigger site is not kept, and the run says so")
+    group.addoption("--tcab-site-files", dest="tcab_site_files", type=parse_file_count, default=5000, metavar="N",
+                    help="the most files a run's served site may hold to be kept in its results (default 5000)")
+    group.addoption(REVIEW_OPTION, dest="tcab_review", metavar="RESULTS",
+                    help="serve the review page on 127.0.0.1 for the runs in RESULTS (a run's or a sweep's "
+                         "--tcab-out folder) until interrupted: play each build, decide what its validators left, "
+                         "override them with a note, rate its domains; saves go to --tcab-reviews")
 
 
 @dataclass(frozen=True)

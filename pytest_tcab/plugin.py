@@ -113,6 +113,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(recorder, "tcab-results")
         if run_mode:
             _register_sweep(config, recorder)
+        from pytest_tcab.run.report import site
+
+        config.pluginmanager.register(site, "tcab-site")  # each run's served site, kept for the review page
         if config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None):
             from pytest_tcab.run.report import html_extras
 

@@ -284,7 +284,8 @@ class VariantRules:
                     if item.validation is not None:
                         drivers.append((Located(doc, key + ("validation",)), item.validation))
                 self._claim(verdict_ids, item.id, Located(doc, key + ("id",)))
-                out.append((ChecklistItem(item.id, item.title, item.domain, tuple(units)), drivers))
+                out.append((ChecklistItem(item.id, item.title, item.domain, tuple(units), text=item.text,
+                                          reference=item.reference, proof=item.proof), drivers))
         return out
 
     def _claim(self, taken: dict[str, Located], verdict_id: str, declared: Located) -> None:
@@ -328,7 +329,8 @@ class VariantRules:
                                                      "item ids must be unique within their category"))
                 seen.setdefault(item.id, Located(doc, key + ("id",)))
                 self._media_links(doc, key, item.reference, item.proof, views, proofs)
-                units.append(VerdictUnit(f"{cat_id}.{item.id}", item.title, item.weight, item.validation))
+                units.append(VerdictUnit(f"{cat_id}.{item.id}", item.title, item.weight, item.validation,
+                                         text=item.description, reference=item.reference, proof=item.proof))
                 if item.validation is not None:
                     drivers.append((Located(doc, key + ("validation",)), item.validation))
             out.append((ChecklistItem(cat_id, title, None, tuple(units)), drivers))

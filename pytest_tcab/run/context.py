@@ -178,6 +178,11 @@ class RunContext:
             self._disk.release()
             self._disk = None
 
+    @property
+    def finished_build(self) -> BuildResult | None:
+        """The build if it was done and the run still holds it (never builds): what its site copy reads."""
+        return self._build
+
     def require_build(self) -> BuildResult:
         """The build, or this item fails as not run: a broken build never looks green."""
         result = self.build()

@@ -25,6 +25,7 @@ from pytest_tcab.run.media import is_video
 from pytest_tcab.run.media import mime_type
 from pytest_tcab.run.media import page_link
 from pytest_tcab.run.media import size_text
+from pytest_tcab.run.report.site import site_note
 
 REPORT_FILE = "report.html"
 LINKED, SELF_CONTAINED = "linked", "self-contained"
@@ -252,6 +253,7 @@ def _run(run: dict[str, Any], media: Media) -> str:
         _part("Proofs", _gallery(each("proof", lambda item: _proof(item, media)))),
         _part("Assets", each("asset", lambda item: _asset(item, media))),
         _part("Errata", _errata(run.get("errata", []))),
+        _part("Served site", _e(site_note(run.get("site")) or "")),
     ]
     others = [item for group in by_kind.values() for item in group]
     parts.append(_part("Other items", "".join(_item(item, "") for item in others)))

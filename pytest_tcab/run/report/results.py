@@ -24,8 +24,11 @@ from pytest_tcab.outcomes import NOT_GRADED_PROPERTY
 from pytest_tcab.outcomes import OVER_CEILING
 from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import STATUS_PROPERTY
+from pytest_tcab.run.context import run_folder_name
 from pytest_tcab.run.report.records import RunRecord
 from pytest_tcab.run.report.scoring import for_run
+from pytest_tcab.run.report.site import site_entry
+from pytest_tcab.run.report.site import site_note
 from pytest_tcab.run.report.sweep import judge_restarts
 
 results_key = pytest.StashKey["ResultsRecorder"]()
@@ -142,6 +145,7 @@ class ResultsRecorder:
             "items": [dict(nodeid=nodeid, **entry) for nodeid, entry in sorted(record.items.items())],
             **({"graded_by": record.graded_by} if record.graded_by else {}),
             **for_run(self.config, record),
+            **site_entry(self.out_dir / run_folder_name(record.identity["run"])),
         }
 
     def _session_part(self) -> dict[str, Any]:
@@ -298,6 +302,8 @@ def summary_lines(run: dict[str, Any]) -> list[str]:
                      f"{len(req['pending'])} left for the reviewer")
     if run.get("toolchain", {}).get("broken"):
         lines.append("toolchain: the run is rated broken (typecheck did not pass)")
+    if site_note(run.get("site")):
+        lines.append(str(site_note(run.get("site"))))
     if "performance" in run and run["performance"].get("total_fuel") is not None:
         perf = run["performance"]
         # A session narrowed to the fuel items (`-k fuel`, a node id) records no build item.

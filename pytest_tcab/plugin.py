@@ -91,6 +91,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(Merge(config, _out_dir(config)), "tcab-merge")
         return  # the session merges shards' results: it collects and runs nothing
+    if config.getoption("tcab_review"):
+        from pytest_tcab.review.page.session import ReviewSession
+
+        config.pluginmanager.register(ReviewSession(config, root), "tcab-review-page")
+        return  # the session serves the review page: it collects and runs nothing
     if config.getoption("tcab_schemas"):
         if root is None:
             raise pytest.UsageError(f"{SCHEMAS_OPTION} needs {SUITE_OPTION}=SUITE: the suite to write them beside")

@@ -73,7 +73,10 @@ class StaticServer:
     A mount prefix such as ``/__tcab__/`` shadows any folder of that name in ``root``.
     """
 
-    def __init__(self, root: Path | None, mounts: Mapping[str, Path] | None = None) -> None:
+    def __init__(self, root: Path | None, mounts: Mapping[str, Path] | None = None,
+                 headers: Mapping[str, str] | None = None) -> None:
+        self._headers = dict(headers or {})
+        """Sent with every response (the review page's copy of a site: its sandbox, see `review.page`)."""
         self._folders: dict[str, Path] = {}
         routes: list[tuple[list[str], Path]] = []
         served = [] if root is None else [("/", root)]
@@ -106,7 +109,7 @@ class StaticServer:
         return self.url + prefix.lstrip("/") + urllib.parse.quote(relpath.lstrip("/"))
 
     def __enter__(self) -> Self:
-        handler = type("_BoundHandler", (_Handler,), {"routes": self._routes})
+        handler = type("_BoundHandler", (_Handler,), {"routes": self._routes, "headers_sent": self._headers})
         self._httpd = _Server((HOST, 0), handler)
         # A short poll interval keeps shutdown (once per item or session) from costing 0.5 s.
         self._thread = threading.Thread(
@@ -198,6 +201,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     routes: list[tuple[list[str], Path]]
     """(prefix segments, real folder), longest prefix first; set per server by a subclass."""
+    headers_sent: dict[str, str] = {}
+    """Headers of every response, beside the cache's; set per server by a subclass."""
 
     def do_GET(self) -> None:
         self._serve(send_body=True)
@@ -211,6 +216,8 @@ class _Handler(BaseHTTPRequestHandler):
     def end_headers(self) -> None:
         # Every rebuild serves different bytes at the same URLs; nothing may come from a cache.
         self.send_header("Cache-Control", "no-store")
+        for name, value in self.headers_sent.items():
+            self.send_header(name, value)
         super().end_headers()
 
     def _serve(self, send_body: bool) -> None:

@@ -157,7 +157,7 @@ class ReviewServer:
         if view.problem is not None:
             return HTTPStatus.CONFLICT, {"errors": [view.problem]}
         first = self.reviewing.own(run) is None
-        build = (run.data.get("review") or {}).get("build")
+        build = run.data.get("build_digest")  # the build graded: the review names what it reviewed
         submission = read_form(payload["fields"], payload.get("revision"), view, self.reviewing.reviewer, build, first)
         if submission.review is None:
             return HTTPStatus.BAD_REQUEST, {"errors": submission.errors}

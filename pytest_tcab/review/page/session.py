@@ -25,6 +25,7 @@ from pytest_tcab.review.page.runs import load_runs
 from pytest_tcab.review.page.server import Reviewing
 from pytest_tcab.review.page.server import ReviewServer
 from pytest_tcab.review.page.view import MediaIndex
+from pytest_tcab.review.store import LoadedReviews
 from pytest_tcab.review.store import load_reviews
 from pytest_tcab.review.store import reviewer_name
 from pytest_tcab.review.store import reviews_dir
@@ -46,18 +47,21 @@ def reviewing(config: pytest.Config, suite_root: Path | None) -> Reviewing:
     folder = reviews_dir(config)
     produced = [Path(str(run.data["source"])) for run in runs if run.data.get("source")]
 
-    def loaded(run: ReviewedRun) -> Any:
+    def loaded(run: ReviewedRun) -> LoadedReviews:
         return load_reviews(folder, run.name, ReviewTarget.of(run.data), produced=produced)
 
     def own(run: ReviewedRun) -> Review | None:
         return next((review for review in loaded(run) if review.reviewer == reviewer), None)
 
+    def figures(run: ReviewedRun) -> dict[str, Any]:
+        found = loaded(run)
+        return fold(run.data, found, problems=found.problems, ignored=found.ignored, root=config.rootpath) or {}
+
     def save(run: ReviewedRun, review: Review, note: str) -> dict[str, Any] | None:
         return save_review(folder, run.name, review, note, target=ReviewTarget.of(run.data))
 
-    return Reviewing(runs=runs, suite=Suite(suite_root), reviews=folder, reviewer=reviewer,
-                     figures=lambda run: fold(run.data, loaded(run)), save=save, own=own,
-                     media=MediaIndex([results, suite_root]))
+    return Reviewing(runs=runs, suite=Suite(suite_root), reviews=folder, reviewer=reviewer, figures=figures,
+                     save=save, own=own, media=MediaIndex([results, suite_root]))
 
 
 class ReviewSession:

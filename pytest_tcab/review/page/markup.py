@@ -65,13 +65,13 @@ def run_page(view: RunView, *, reviewer: str, token: str, site_url: str | None, 
         _checklist(view, fields),
         _domains(view, fields),
         _errata(view.errata),
-        '<section id="body-part"><h2>Body</h2><p class="hint">What you played and saw, in a few sentences (the '
+        ('<section id="body-part"><h2>Body</h2><p class="hint">What you played and saw, in a few sentences (the '
         'review file\'s prose).</p>'
-        f'<textarea name="body" rows="6">{e(fields.get("body", ""))}</textarea></section>',
-        '<section id="save-part"><h2>Save</h2><div id="missing" aria-live="polite"></div>'
+        f'<textarea name="body" rows="6">{e(fields.get("body", ""))}</textarea></section>'),
+        ('<section id="save-part"><h2>Save</h2><div id="missing" aria-live="polite"></div>'
         '<label class="revision">What this revision changes <input name="revision" autocomplete="off" '
         'placeholder="first review"></label> <button type="submit" id="save">Save the review</button>'
-        '<div id="messages" role="alert"></div><div id="figures"></div></section>',
+        '<div id="messages" role="alert"></div><div id="figures"></div></section>'),
         "</form>",
     ]
     return (_head(f"Review: {run.name}", token)
@@ -149,8 +149,7 @@ def _point(point: Point, fields: dict[str, str]) -> str:
         f'<label class="choice {word}"><input type="radio" name="review.{e(point.id)}" value="{word}"'
         f'{" checked" if chosen == word else ""}> {word}</label>' for word in ("pass", "fail"))
     media = "".join(
-        f'<div class="evidence pair validation"><h5>{e(name)}</h5>{_pane(expected) if expected else ""}'
-        f'{_pane(observed) if observed else ""}</div>'
+        f'<div class="evidence pair validation"><h5>{e(name)}</h5>{_pane(expected)}{_pane(observed)}</div>'
         for name, expected, observed in point.media)
     text = f'<p class="text">{e(point.text)}</p>' if point.text else ""
     return (f'<div class="point {kind}" data-point="{e(point.id)}" data-automated="{e(point.automated or "")}">'

@@ -80,8 +80,8 @@ class ReviewSession:
         server = self.server
         state = server.reviewing
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        lines = [f"review page: {server.url} (reviewing as {state.reviewer}; {len(state.runs)} run(s); reviews in "
-                 f"{state.reviews})", "press Ctrl-C to stop"]
+        lines = [(f"review page: {server.url} (reviewing as {state.reviewer}; {len(state.runs)} run(s); reviews in "
+                 f"{state.reviews})"), "press Ctrl-C to stop"]
         for line in lines:
             if reporter is not None:
                 reporter.write_line(line)

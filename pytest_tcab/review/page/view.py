@@ -77,7 +77,7 @@ class Point:
     """What the automated side says: the validator's outcome, or why the point is the reviewer's."""
     excluded_by: str | None = None
     text: str | None = None
-    media: list[tuple[str, Shown | None, Shown | None]] = field(default_factory=list)
+    media: list[tuple[str, Shown, Shown]] = field(default_factory=list)
     """Validation media: (output name, expected, observed)."""
     reference: Shown | None = None
     proof: Shown | None = None
@@ -158,15 +158,15 @@ def _automated(result: dict[str, Any] | None) -> tuple[str | None, str]:
         return None, "no validator decides this point: it is yours"
     outcome = str(result.get("outcome"))
     if outcome in AUTOMATED:
-        return AUTOMATED[outcome], f"decided by its validator ({result.get('script', 'a validation script')}): " \
-                                  f"{AUTOMATED[outcome]}"
+        return AUTOMATED[outcome], (f"decided by its validator ({result.get('script', 'a validation script')}): " \
+                                  f"{AUTOMATED[outcome]}")
     if outcome == "excluded":
         return None, f"excluded from the score by erratum {result.get('excluded_by')}"
     reason = result.get("message") or "its validator decided nothing"
     return None, f"left for you: {reason}"
 
 
-def _validation_media(result: dict[str, Any] | None, media: MediaIndex) -> list[tuple[str, Shown | None, Shown | None]]:
+def _validation_media(result: dict[str, Any] | None, media: MediaIndex) -> list[tuple[str, Shown, Shown]]:
     shown = []
     for output in (result or {}).get("media", []) or []:
         if not isinstance(output, dict):

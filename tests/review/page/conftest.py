@@ -43,6 +43,9 @@ def graded_carom(tmp_path_factory: pytest.TempPathFactory) -> Path:
          f"--tcab-run={EXAMPLE_SUITE / 'runs' / RUN}", f"--tcab-out={out}", "-q"],
         cwd=REPO, capture_output=True, text=True, timeout=600, check=False)
     assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]  # 1: spin.stationary, the flaw
+    (run,) = json.loads((out / "results.json").read_text())["runs"]
+    assert run["site"] == {"copied": True, "path": "site", "files": 3, "bytes": run["site"]["bytes"], "skipped": []}
+    assert (out / RUN / "site" / "index.html").is_file()  # the served site, kept beside the run's media
     return out
 
 

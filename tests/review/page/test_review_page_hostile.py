@@ -165,7 +165,7 @@ def still_the_reviewers(server: ReviewPage, run: str, before: tuple[bytes, bytes
 
 def test_the_build_cannot_post_its_own_review(hostile_page: ReviewPage, context: Any) -> None:
     before = as_written(hostile_page, "hostile-post")
-    page, said = attacked(hostile_page, context, "hostile-post")
+    _, said = attacked(hostile_page, context, "hostile-post")
     assert said["fetch-json"] == "TypeError" and said["fetch-no-cors"] == "TypeError" and said["xhr"] == "TypeError"
     assert said["beacon"] in ("true", "false")  # queued or not, the CSP stops it (and it is text/plain, no token)
     assert f"{hostile_page.origin}/api/save/hostile-post" in said["violations"]  # the build's own CSP stops it
@@ -174,7 +174,7 @@ def test_the_build_cannot_post_its_own_review(hostile_page: ReviewPage, context:
 
 def test_the_build_cannot_read_the_form_or_the_page(hostile_page: ReviewPage, context: Any) -> None:
     before = as_written(hostile_page, "hostile-read")
-    page, said = attacked(hostile_page, context, "hostile-read")
+    _, said = attacked(hostile_page, context, "hostile-read")
     for reach in ("parent.document", "top.token", "parent.form", "parent.body", "localStorage", "cookie"):
         assert said[reach] == "SecurityError", (reach, said[reach])
     assert said["origin"] == "null"  # an opaque origin: nothing of the page's is its own
@@ -211,7 +211,7 @@ def test_the_build_cannot_submit_a_form(hostile_page: ReviewPage, context: Any) 
 
 def test_the_build_cannot_guess_the_token(hostile_page: ReviewPage, context: Any) -> None:
     before = as_written(hostile_page, "hostile-token")
-    page, said = attacked(hostile_page, context, "hostile-token")
+    _, said = attacked(hostile_page, context, "hostile-token")
     assert said["answered"] == "0"
     still_the_reviewers(hostile_page, "hostile-token", before)
 
@@ -281,8 +281,8 @@ def test_a_save_needs_the_token_the_origin_and_json(hostile_page: ReviewPage) ->
                                                                         "body": ""}, "revision": "x"}).encode())
     assert status == 400
     assert json.loads(said)["errors"] == [
-        "`review.spin.stationary`: 'na' is not a verdict; a point passes or fails (verdicts are binary: there is no "
-        "\"not applicable\")",
-        "`body`: write a few words on the run (what you played, what you saw): a review file needs its prose body, "
-        "a draft's too"]
+        ("`review.spin.stationary`: 'na' is not a verdict; a point passes or fails (verdicts are binary: there is no "
+        "\"not applicable\")"),
+        ("`body`: write a few words on the run (what you played, what you saw): a review file needs its prose body, "
+        "a draft's too")]
     still_the_reviewers(hostile_page, run, before)

@@ -65,21 +65,21 @@ def test_every_mistake_is_named_by_its_field_at_once() -> None:
     assert errors == [
         "`note.nope`: no such field on this run's page (its points are review.<id>, its domains rating.<id>)",
         "`review.other`: no such field on this run's page (its points are review.<id>, its domains rating.<id>)",
-        "`review.spin.stationary`: you changed its validator's fail to pass; an override needs a note saying why "
-        "(fill `note.spin.stationary`)",
-        "`review.spin.decay`: 'na' is not a verdict; a point passes or fails (verdicts are binary: there is no "
-        "\"not applicable\")",
+        ("`review.spin.stationary`: you changed its validator's fail to pass; an override needs a note saying why "
+        "(fill `note.spin.stationary`)"),
+        ("`review.spin.decay`: 'na' is not a verdict; a point passes or fails (verdicts are binary: there is no "
+        "\"not applicable\")"),
         "`rating.single-player`: 'superb' is not a tier; one of flawless, great, passable, scuffed, broken",
-        "`body`: write a few words on the run (what you played, what you saw): a review file needs its prose body, "
-        "a draft's too",
+        ("`body`: write a few words on the run (what you played, what you saw): a review file needs its prose body, "
+        "a draft's too"),
         "`revision`: say what this revision changes (it is kept in the review's history)",
     ]
 
 
 def test_a_note_is_one_line_and_needs_a_verdict() -> None:
     _, errors = read({"note.spin.decay": "a note\nand more", "body": "x"})
-    assert errors == ["`note.spin.decay`: a note is one line (the file keeps it on the verdict's line); put the "
-                      "rest in the body",
+    assert errors == [("`note.spin.decay`: a note is one line (the file keeps it on the verdict's line); put the "
+                      "rest in the body"),
                       "`note.spin.decay`: a note without a verdict; choose pass or fail for 'Decay', or clear the note"]
     _, errors = read({"review.spin.decay": ["pass"], "body": "x"})
     assert errors == ["`review.spin.decay`: expected text, got list"]

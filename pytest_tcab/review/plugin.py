@@ -55,10 +55,10 @@ class ReviewPlugin:
         produced = self._produced(run)
         loaded = load_reviews(self.folder, str(run["run"]), target, produced=produced)
         ignored = [*loaded.ignored, *_shipped(run, self.folder)]
-        review = fold(run, loaded, problems=loaded.problems, ignored=ignored, root=config.rootpath)
+        review = fold(run, loaded, problems=loaded.problems, ignored=ignored, root=config.rootpath,
+                      folder=self.folder / run_folder(str(run["run"])))
         if review is None:
             return
-        review["folder"] = _shown(self.folder / run_folder(str(run["run"])), config.rootpath)
         run["review"] = review
         for line in [*ignored, *review.get("problems", [])]:
             self._warn(line)
@@ -101,13 +101,6 @@ def _shipped(run: dict[str, Any], folder: Path) -> list[str]:
         return []
     return [f"{path}: ignored: it lies inside the produced run folder {source}: a build must not ship its own review"
             for path in found]
-
-
-def _shown(path: Path, root: Path) -> str:
-    try:
-        return Path(os.path.relpath(path, root)).as_posix()
-    except ValueError:
-        return str(path)
 
 
 class ReviewMissing(TcabError):

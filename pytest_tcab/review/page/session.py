@@ -88,11 +88,13 @@ class ReviewSession:
             else:
                 print(line)
         sys.stdout.flush()
+        previous_term = signal.signal(signal.SIGTERM, _interrupt)  # a `kill` ends it as Ctrl-C does
         try:
             server.serve_forever()
         except KeyboardInterrupt:
             pass
         finally:
+            signal.signal(signal.SIGTERM, previous_term)
             previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C does not break the close
             try:
                 server.close()
@@ -105,3 +107,7 @@ class ReviewSession:
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         session.exitstatus = pytest.ExitCode.OK
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

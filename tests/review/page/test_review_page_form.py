@@ -5,6 +5,8 @@ the usage errors of `--tcab-review`."""
 from __future__ import annotations
 
 import json
+import signal
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,8 @@ from pytest_tcab.review.page.view import Item
 from pytest_tcab.review.page.view import Point
 from pytest_tcab.review.page.view import RunView
 from pytest_tcab.review.page.view import Shown
+from tests.review.page.conftest import start_page
+from tests.review.page.conftest import stop_page
 
 
 def view() -> RunView:
@@ -144,3 +148,24 @@ def test_the_review_page_needs_a_suite_and_results(pytester: pytest.Pytester, tm
     result = pytester.runpytest(f"--tcab-suite={suite}", f"--tcab-review={tmp_path}")
     result.stderr.fnmatch_lines([f"ERROR: --tcab-review: {tmp_path} holds no results.json (nor do its folders)*"])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_the_page_serves_on_loopback_until_interrupted_and_stops_cleanly(tmp_path: Path, stop: int) -> None:
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "results.json").write_text(json.dumps({"runs": [{"run": "<b>x</b>", "case": "pong"}]}))
+    server = start_page(tmp_path / "results", tmp_path / "reviews")
+    try:
+        assert server.url.startswith("http://127.0.0.1:")
+        with urllib.request.urlopen(server.url, timeout=30) as answer:
+            page = answer.read().decode()
+        assert "&lt;b&gt;x&lt;/b&gt;" in page and "not reviewed by you" in page
+    finally:
+        if stop == signal.SIGTERM:
+            server.process.send_signal(signal.SIGTERM)
+            assert server.process.wait(30) == 0
+            server.reader.join(30)
+            server.process.stdout.close()  # type: ignore[union-attr]
+            assert "Traceback" not in "".join(server.output) and "review page stopped" in "".join(server.output)
+        else:
+            assert "review page stopped: 0 revisions saved" in stop_page(server)

@@ -101,6 +101,7 @@
       add("your overall rating", mine.overall || "not rated", "mine-overall");
       const overrides = (mine.overrides || []).map((o) => `${o.id}: ${o.automated} → ${o.reviewed} (${o.note})`);
       add("your overrides", overrides.join("; ") || "none", "mine-overrides");
+      if (mine.problems && mine.problems.length) add("problems in your file", mine.problems.join("; "), "mine-problems");
     }
     add("the run's reviewed score", `${percent(run.score)}, from ${run.reviewed || 0} complete review(s) of `
       + `${run.reviews_total || 0}`, "run-score");

@@ -133,14 +133,18 @@ class ReviewServer:
             rows.append({"slug": run.slug, "name": run.name, "heading": run.heading, "state": work_state(mine),
                          "figure": figure, "figures": figures})
         rows.sort(key=lambda row: (WORK_ORDER.index(row["state"]), row["name"]))
-        return worklist_page(rows, self.reviewing.reviewer, self.token, [])
+        problems = [line for row in rows for line in [*row["figures"].get("problems", []),
+                                                      *row["figures"].get("ignored", [])]]
+        return worklist_page(rows, self.reviewing.reviewer, self.token, problems)
 
     def page(self, run: ReviewedRun) -> str:
         view = self.view(run)
         own = self.reviewing.own(run)
         fields = prefilled(view, own)
+        folded = self.reviewing.figures(run)
+        problems = [*folded.get("problems", []), *folded.get("ignored", [])]  # review files that count nowhere
         return run_page(view, reviewer=self.reviewing.reviewer, token=self.token, site_url=self.site_url(run),
-                        fields=fields, figures=self.own_figures(run), problems=[])
+                        fields=fields, figures=self.own_figures(run), problems=problems)
 
     def own_figures(self, run: ReviewedRun) -> dict[str, Any]:
         """The run's figures and the reviewer's own review among them, as the page shows them."""

@@ -144,6 +144,22 @@ def test_a_reviewer_fills_the_page_saves_a_draft_then_completes_it(graded_carom:
         assert page.input_value('input[name="note.spin.stationary"]').startswith("the return drifts")
         page.goto(server.url)
         assert page.locator(f'#worklist tr[data-run="{RUN}"] .state').inner_text() == "reviewed by you"
+
+        # A hand edit gone wrong: the page names the file's line and what is wrong; a save from the page mends it.
+        server.review_file().write_text(server.review_file().read_text().replace(": great", ": superb"))
+        page.goto(f"{server.url}run/{RUN}")
+        page.wait_for_selector("html[data-ready]")
+        problems = page.locator("ul.problems").inner_text()
+        assert "ana.md:" in problems and "`superb` is not a tier" in problems
+        assert not page.is_checked('input[name="review.spin.decay"][value="pass"]')  # a file that does not parse: anew
+        for point in ("spin.decay", "scoring.display"):
+            click(page, f'input[name="review.{point}"][value="pass"]')
+        click(page, 'input[name="rating.single-player"][value="scuffed"]')
+        page.fill('textarea[name="body"]', "Rated again: the drift spoils long rallies.")
+        page.fill('input[name="revision"]', "mend the rating")
+        assert save(page).startswith("Saved (")
+        assert figure(page, "mine-state") == "complete" and figure(page, "run-rating") == "scuffed"
+        assert "superb" not in server.review_file().read_text()
         assert errors == []
     finally:
         stop_page(server)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hmac
 import json
 import secrets
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -73,8 +74,8 @@ class Reviewing:
     own: Callable[[ReviewedRun], Any]
     """The reviewer's saved review of the run, or None."""
     media: MediaIndex
-    refused: list[str] = field(default_factory=list)
-    """Every save refused before its fields were read (no token, another origin): what was asked."""
+    refused: int = 0
+    """Requests refused before their fields were read (no token, another origin, another method)."""
     saved: list[dict[str, Any]] = field(default_factory=list)
     """Every revision written in this session."""
 
@@ -88,8 +89,7 @@ class ReviewServer:
         self._lock = threading.Lock()
         self._sites: dict[str, StaticServer] = {}
         handler = type("_BoundReviewHandler", (_ReviewHandler,), {"server_state": self})
-        self.httpd = ThreadingHTTPServer((HOST, 0), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _QuietServer((HOST, 0), handler)
 
     @property
     def url(self) -> str:
@@ -123,7 +123,8 @@ class ReviewServer:
         return run_view(self.reviewing.suite, run, self.reviewing.media)
 
     def worklist(self) -> str:
-        rows = []
+        rows: list[dict[str, Any]] = []
+        problems: list[str] = []
         for run in self.reviewing.runs:
             figures = self.reviewing.figures(run)
             mine = next((r for r in figures.get("reviews", []) if r.get("reviewer") == self.reviewing.reviewer), None)
@@ -131,10 +132,9 @@ class ReviewServer:
             figure = (f"{score['value']:.0%} of {figures.get('reviewed', 0)} review(s)" if score else
                       f"none yet ({figures.get('reviews_total', 0)} review(s))")
             rows.append({"slug": run.slug, "name": run.name, "heading": run.heading, "state": work_state(mine),
-                         "figure": figure, "figures": figures})
+                         "figure": figure})
+            problems += [*figures.get("problems", []), *figures.get("ignored", [])]
         rows.sort(key=lambda row: (WORK_ORDER.index(row["state"]), row["name"]))
-        problems = [line for row in rows for line in [*row["figures"].get("problems", []),
-                                                      *row["figures"].get("ignored", [])]]
         return worklist_page(rows, self.reviewing.reviewer, self.token, problems)
 
     def page(self, run: ReviewedRun) -> str:
@@ -184,6 +184,15 @@ class ReviewServer:
         self._sites.clear()
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        # A browser dropping a clip's request mid-answer is routine; anything else is a bug, printed as usual.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 class _ReviewHandler(BaseHTTPRequestHandler):
     server_state: ReviewServer
     protocol_version = "HTTP/1.1"
@@ -227,14 +236,15 @@ class _ReviewHandler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         state = self.server_state
         refusal = self._refusal()
-        length = int(self.headers.get("Content-Length") or 0)
+        given = self.headers.get("Content-Length") or ""
+        length = int(given) if given.isdigit() else 0
         if refusal is None and not 0 < length <= MAX_SAVE_BYTES:
             refusal = f"a save is 1 byte to {MAX_SAVE_BYTES // 1024} KiB of JSON"
         run = state.run(self.path.removeprefix("/api/save/")) if self.path.startswith("/api/save/") else None
         if refusal is None and run is None:
             refusal = f"no run to save at {self.path}"
         if refusal is not None:
-            state.reviewing.refused.append(f"{self.path}: {refusal}")
+            state.reviewing.refused += 1
             self.close_connection = True
             self._send_json(HTTPStatus.FORBIDDEN, {"errors": [f"refused: {refusal}"]})
             return
@@ -277,7 +287,7 @@ class _ReviewHandler(BaseHTTPRequestHandler):
         self._not_allowed()  # no preflight is ever answered: no other origin may send a save
 
     def _not_allowed(self) -> None:
-        self.server_state.reviewing.refused.append(f"{self.command} {self.path}")
+        self.server_state.reviewing.refused += 1
         self._send(HTTPStatus.METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", b"not allowed\n", True)
 
     def _send_html(self, html: str, site: str | None, send_body: bool) -> None:

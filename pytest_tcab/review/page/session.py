@@ -102,7 +102,8 @@ class ReviewSession:
                 signal.signal(signal.SIGINT, previous)
         saved = len(state.saved)
         if reporter is not None:
-            reporter.write_line(f"review page stopped: {saved} revision{'s' if saved != 1 else ''} saved")
+            reporter.write_line(f"review page stopped: {saved} revision{'s' if saved != 1 else ''} saved, "
+                                f"{state.refused} request{'s' if state.refused != 1 else ''} refused")
         return True
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

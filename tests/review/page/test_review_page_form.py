@@ -168,4 +168,4 @@ def test_the_page_serves_on_loopback_until_interrupted_and_stops_cleanly(tmp_pat
             server.process.stdout.close()  # type: ignore[union-attr]
             assert "Traceback" not in "".join(server.output) and "review page stopped" in "".join(server.output)
         else:
-            assert "review page stopped: 0 revisions saved" in stop_page(server)
+            assert "review page stopped: 0 revisions saved, 0 requests refused" in stop_page(server)

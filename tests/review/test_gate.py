@@ -53,3 +53,14 @@ def test_an_incomplete_review_is_told_what_it_misses() -> None:
         "- ana (r/ana.md) rates no versus",
         "- r/ana.md:3: `review.spin.moving`: overrides the automated verdict (pass) without a note",
     ]
+
+
+def test_the_reviews_folder_is_hidden_from_every_build_step(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    """Wherever the operator keeps reviews, a sandboxed step sees an empty folder there."""
+    from pytest_tcab.run.sandbox.sandbox import hidden_places
+
+    elsewhere = tmp_path / "srv-reviews"
+    elsewhere.mkdir()
+    config = pytester.parseconfig(f"--tcab-reviews={elsewhere}")
+    config.option.tcab_reviews = str(elsewhere)
+    assert elsewhere.resolve() in hidden_places(config)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from xml.etree import ElementTree
 from typing import Any
 
 import pytest
@@ -53,7 +54,7 @@ def one_review(tmp_path_factory: pytest.TempPathFactory) -> Session:
     """ana's review alone, with the gate asked for."""
     project = project_with_reviews(tmp_path_factory.mktemp("reviewed"), "ana")
     return run_session(project, "--tcab-suite=example-suite", f"--tcab-run={RUN}", "--tcab-reviews=reviews",
-                       "--tcab-require-review", "-rA")
+                       "--tcab-require-review", "-rA", "--junitxml=junit.xml")
 
 
 def review_of(session: Session, folder: str = "out") -> dict[str, Any]:
@@ -89,12 +90,20 @@ def test_one_review_completes_the_score_and_rates_the_run(one_review: Session) -
     assert "reviewed score <b>5</b> of <b>6</b> points (83%) · rating <b>great</b>" in report
 
 
+def test_junit_carries_the_automated_and_the_reviewed_score(one_review: Session) -> None:
+    suite = ElementTree.parse(one_review.path / "junit.xml").getroot().find("testsuite/properties")
+    assert suite is not None
+    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert {key: properties.get(key) for key in ("tcab.score", "tcab.reviewed_score", "tcab.rating")} == {
+        "tcab.score": "3/4", "tcab.reviewed_score": "5/6", "tcab.rating": "great"}
+
+
 def test_the_gate_passes_with_a_complete_current_review_as_an_item_of_its_own(one_review: Session) -> None:
     one_review.result.assert_outcomes(passed=7, failed=1, skipped=1)
     one_review.result.stdout.fnmatch_lines(lines(f"PASSED {RUN}/.tcab/run.toml::review"))
     (run,) = json.loads((one_review.path / "out/results.json").read_text(encoding="utf-8"))["runs"]
     gate = next(item for item in run["items"] if item["kind"] == "review")
-    assert (gate["outcome"], gate["rating"], gate["score"]) == ("passed", "great", 0.833333)
+    assert (gate["outcome"], gate["rating"], gate["reviewed_score"]) == ("passed", "great", 0.833333)
 
 
 def test_a_second_reviewer_makes_the_score_their_mean_and_the_rating_the_worse(one_review: Session) -> None:
@@ -156,13 +165,13 @@ def test_the_gate_fails_a_run_whose_only_review_is_stale_saying_so(changed_build
         in gate["message"]
 
 
-def test_a_review_shipped_inside_the_run_folder_is_ignored_with_a_warning(changed_build: Session) -> None:
+def test_a_review_shipped_inside_the_run_folder_is_ignored_and_said_to_be(changed_build: Session) -> None:
     review = review_of(changed_build)
     assert [entry["reviewer"] for entry in review["reviews"]] == ["ana"]
     shipped = changed_build.path / RUN / ".tcab/reviews/carom-base/build.md"
     assert review["ignored"] == [f"{shipped}: ignored: it lies inside the produced run folder "
                                  f"{changed_build.path / RUN}: a build must not ship its own review"]
-    changed_build.result.stdout.fnmatch_lines(["*ReviewWarning: review: *build.md: ignored: it lies inside the "
+    changed_build.result.stdout.fnmatch_lines(["*- tcab reviews -*", f"{shipped}: ignored: it lies inside the "
                                                "produced run folder*"])
 
 

@@ -113,9 +113,10 @@ def _checklist(view: RunView, fields: dict[str, str]) -> str:
 def _item(item: Item, fields: dict[str, str]) -> str:
     points = "".join(_point(point, fields) for point in item.points)
     text = f'<p class="text">{e(item.text)}</p>' if item.text else ""
-    return (f'<article class="item" data-item="{e(item.id)}"><h3><span class="number">{item.number}.</span> '
-            f'{e(item.title)} <span class="weight">{_points(item.weight)}</span></h3>{text}'
-            f'{_evidence(item.reference, item.proof)}{points}</article>')
+    # An accordion (the spec's reviewer UI for categories): each item's heading folds its points away.
+    return (f'<details class="item" data-item="{e(item.id)}" open><summary><h3><span class="number">{item.number}.'
+            f'</span> {e(item.title)} <span class="weight">{_points(item.weight)}</span></h3></summary>{text}'
+            f'{_evidence(item.reference, item.proof)}{points}</details>')
 
 
 def _evidence(reference: Shown | None, proof: Shown | None) -> str:

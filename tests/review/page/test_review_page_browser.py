@@ -67,6 +67,11 @@ def test_a_reviewer_fills_the_page_saves_a_draft_then_completes_it(graded_carom:
         spin = page.locator('.item[data-item="spin"]')
         assert spin.locator(".point .letter").all_inner_texts() == ["a.", "b.", "c."]
         assert "4 points" in spin.locator("h3").inner_text()
+        assert spin.evaluate("item => item.tagName") == "DETAILS"  # an accordion: the heading folds the points
+        click(page, '.item[data-item="spin"] > summary')
+        assert not spin.locator(".point").first.is_visible()
+        click(page, '.item[data-item="spin"] > summary')
+        assert spin.locator(".point").first.is_visible()
         # Automated verdicts pre-filled, in a colour of their own, saying so; the rest asking.
         stationary = page.locator('.point[data-point="spin.stationary"]')
         assert "auto" in classes(stationary)

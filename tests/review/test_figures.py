@@ -58,3 +58,13 @@ def test_the_report_shows_each_review_escaping_what_a_reviewer_wrote(tmp_path: P
     assert "stale: the build changed since (counts nowhere)" in text
     assert "incomplete: misses spin.decay, scoring.point, serve, rating.single-player" in text
     assert HOSTILE not in text
+
+
+def test_the_sweeps_automated_score_counts_only_decided_points() -> None:
+    from pytest_tcab.run.report.sweep import automated_score
+
+    decided = {"run": "a", "items": [], "score": {"earned": 3.0, "available": 4.0, "declared": 6.0}}
+    assert automated_score(decided) == 0.75
+    nothing_decided = {"run": "b", "score": {"earned": 0.0, "available": 0.0, "declared": 6.0},
+                       "items": [{"kind": "build", "id": "build", "outcome": "passed"}]}
+    assert automated_score(nothing_decided) is None  # all the reviewer's: never the build's pass rate

@@ -70,7 +70,8 @@ def run_page(view: RunView, *, reviewer: str, token: str, site_url: str | None, 
         f'<textarea name="body" rows="6">{e(fields.get("body", ""))}</textarea></section>'),
         ('<section id="save-part"><h2>Save</h2><div id="missing" aria-live="polite"></div>'
         '<label class="revision">What this revision changes <input name="revision" autocomplete="off" '
-        'placeholder="first review"></label> <button type="submit" id="save">Save the review</button>'
+        f'placeholder="{"say what changed (kept in the history)" if fields.get("body") else "first review"}">'
+        '</label> <button type="submit" id="save">Save the review</button>'
         '<div id="messages" role="alert"></div><div id="figures"></div></section>'),
         "</form>",
     ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import re
 import secrets
 import sys
 import threading
@@ -45,6 +46,8 @@ from pytest_tcab.run.browser.serve import StaticServer
 from pytest_tcab.suite import Suite
 
 TOKEN_HEADER = "X-Tcab-Token"
+_RANGE = re.compile(r"bytes=(\d*)-(\d*)")
+"""One byte range (what a video element asks for); several ranges are answered whole."""
 MAX_SAVE_BYTES = 256 * 1024
 ASSETS = {"/page.js": Path(__file__).with_name("page.js"), "/page.css": Path(__file__).with_name("page.css")}
 SITE_POLICY = ("sandbox allow-scripts; default-src 'self' data: blob: 'unsafe-inline' 'unsafe-eval' "
@@ -222,8 +225,7 @@ class _ReviewHandler(BaseHTTPRequestHandler):
         elif path in ASSETS:
             self._send(HTTPStatus.OK, CONTENT_TYPES[Path(path).suffix], ASSETS[path].read_bytes(), send_body)
         elif path.startswith("/media/") and (found := self._media(path)) is not None:
-            self._send(HTTPStatus.OK, CONTENT_TYPES.get(found.suffix.lower(), "application/octet-stream"),
-                       found.read_bytes(), send_body)
+            self._send_media(found, send_body)
         else:
             self._send(HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", b"not found\n", send_body)
 
@@ -231,6 +233,24 @@ class _ReviewHandler(BaseHTTPRequestHandler):
         key = path.removeprefix("/media/").split(".", 1)[0]
         found = self.server_state.reviewing.media.files.get(key)
         return found if found is not None and found.is_file() else None
+
+    def _send_media(self, found: Path, send_body: bool) -> None:
+        """A still or a clip, whole or the one byte range asked for (a clip seeks by ranges)."""
+        body = found.read_bytes()
+        kind = CONTENT_TYPES.get(found.suffix.lower(), "application/octet-stream")
+        asked = _RANGE.fullmatch((self.headers.get("Range") or "").strip())
+        if asked is None or (not asked[1] and not asked[2]):
+            self._send(HTTPStatus.OK, kind, body, send_body, extra={"Accept-Ranges": "bytes"})
+            return
+        start, end = (int(asked[1]), int(asked[2] or len(body) - 1)) if asked[1] else \
+            (max(0, len(body) - int(asked[2])), len(body) - 1)
+        end = min(end, len(body) - 1)
+        if start > end:
+            self._send(HTTPStatus.REQUESTED_RANGE_NOT_SATISFIABLE, kind, b"", send_body,
+                       extra={"Content-Range": f"bytes */{len(body)}"})
+            return
+        self._send(HTTPStatus.PARTIAL_CONTENT, kind, body[start:end + 1], send_body,
+                   extra={"Accept-Ranges": "bytes", "Content-Range": f"bytes {start}-{end}/{len(body)}"})
 
     # -- saving ----------------------------------------------------------------------------
     def do_POST(self) -> None:
@@ -297,10 +317,12 @@ class _ReviewHandler(BaseHTTPRequestHandler):
         self._send(status, "application/json", json.dumps(data).encode(), True)
 
     def _send(self, status: HTTPStatus, content_type: str, body: bytes, send_body: bool,
-              policy: str | None = None) -> None:
+              policy: str | None = None, extra: dict[str, str] | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Security-Policy", policy or page_policy(None))
         self.send_header("X-Frame-Options", "DENY")
         self.send_header("X-Content-Type-Options", "nosniff")

@@ -169,3 +169,49 @@ def test_the_page_serves_on_loopback_until_interrupted_and_stops_cleanly(tmp_pat
             assert "Traceback" not in "".join(server.output) and "review page stopped" in "".join(server.output)
         else:
             assert "review page stopped: 0 revisions saved, 0 requests refused" in stop_page(server)
+
+
+def test_media_are_served_whole_or_by_the_one_range_a_clip_asks_for(tmp_path: Path) -> None:
+    import http.client
+    import threading
+
+    from pytest_tcab.review.page.server import Reviewing
+    from pytest_tcab.review.page.server import ReviewServer
+    from pytest_tcab.review.page.view import MediaIndex
+    from pytest_tcab.suite import Suite
+
+    clip = tmp_path / "clip.webm"
+    clip.write_bytes(bytes(range(100)))
+    media = MediaIndex([tmp_path])
+    url = media.add(clip)
+    assert url is not None and media.add(tmp_path.parent / "elsewhere.png") is None  # outside every root
+    state = Reviewing(runs=[], suite=Suite(tmp_path), reviews=tmp_path, reviewer="ana", figures=lambda run: {},
+                      save=lambda run, review, note: None, own=lambda run: None, media=media)
+    server = ReviewServer(state)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    host, port = server.url.removeprefix("http://").rstrip("/").split(":")
+
+    def get(path: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+        connection = http.client.HTTPConnection(host, int(port), timeout=30)
+        try:
+            connection.request("GET", path, headers=headers)
+            answer = connection.getresponse()
+            return answer.status, dict(answer.getheaders()), answer.read()
+        finally:
+            connection.close()
+
+    try:
+        status, headers, body = get(url)
+        assert status == 200 and body == bytes(range(100)) and headers["Accept-Ranges"] == "bytes"
+        assert headers["Content-Type"] == "video/webm" and headers["Cross-Origin-Resource-Policy"] == "same-origin"
+        status, headers, body = get(url, Range="bytes=10-19")
+        assert status == 206 and body == bytes(range(10, 20)) and headers["Content-Range"] == "bytes 10-19/100"
+        assert get(url, Range="bytes=90-")[2] == bytes(range(90, 100))
+        assert get(url, Range="bytes=-5")[2] == bytes(range(95, 100))
+        assert get(url, Range="bytes=200-300")[0] == 416
+        assert get("/media/" + "0" * 24 + ".webm")[0] == 404  # only what a page named
+        assert get("/media/../../etc/passwd")[0] == 404
+    finally:
+        server.httpd.shutdown()
+        server.close()

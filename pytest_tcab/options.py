@@ -250,6 +250,15 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(CAPTURE_BASELINES_OPTION, dest="tcab_capture_baselines", action="store_true",
                     help="drive every validation script against its variant's reference implementation and "
                          "write validation-baseline/<variant>/ into the version folder")
+    # -- reviews (pytest_tcab/review/) --
+    group.addoption("--tcab-reviews", dest="tcab_reviews", metavar="DIR",
+                    help="where reviews are kept: DIR/<run name>/<reviewer>.md, a history beside each (default "
+                         ".tcab/reviews under the rootdir); never inside a produced run folder")
+    group.addoption("--tcab-reviewer", dest="tcab_reviewer", metavar="NAME",
+                    help="who is reviewing: names the file <NAME>.md (default: git's user.name, else the login name)")
+    group.addoption("--tcab-require-review", dest="tcab_require_review", action="store_true",
+                    help="fail a run that has no complete, current review (the publication gate; --tcab-strict "
+                         "implies it): a `review` item per run says what is missing")
 
 
 @dataclass(frozen=True)

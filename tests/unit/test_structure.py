@@ -141,3 +141,11 @@ def test_the_run_context_imports_no_family() -> None:
 
 def test_every_family_is_a_module_of_the_package() -> None:
     assert set(RUN_FAMILIES) <= set(MODULES)
+
+
+def test_nothing_of_run_mode_imports_the_review_wing() -> None:
+    """The review wing reads run mode's records and is joined to it by a hook, never imported by it."""
+    assert any(name.startswith("pytest_tcab.review.") for name in MODULES)
+    offenders = {name: sorted(t for t in GRAPH[name] if t == "pytest_tcab.review" or t.startswith("pytest_tcab.review."))
+                 for name in MODULES if name == "pytest_tcab.run" or name.startswith("pytest_tcab.run.")}
+    assert {name: found for name, found in offenders.items() if found} == {}

@@ -192,3 +192,47 @@ def test_what_changed_shows_each_groups_figure_and_both_sides_media(offline_page
     assert images.count() == 2
     for index in range(2):
         page.wait_for_function("img => img.complete && img.naturalWidth === 40", arg=images.nth(index).element_handle())
+
+
+def test_the_reviews_section_renders_sorts_and_follows_the_filters(offline_page: Any, tmp_path: Path) -> None:
+    """The page's reviews section in Chromium, from a sweep with two reviewers on the same runs:
+    the reviewed scores beside the automated ones, the override table (most overridden first, and
+    sortable), the agreement table with kappa or its words, and the case filter hiding what is not
+    the chosen case's."""
+    from pytest_tcab.run.report.sweep_files import sweep_document
+    from tests.unit.test_reviewed import checklist_run
+    from tests.unit.test_reviewed import review
+    from tests.unit.test_reviewed import rows_of
+    from tests.unit.test_sweep_page import perf_run
+
+    page = offline_page
+    runs = [checklist_run("a1", [review("ana", value=0.9, rating="great", verdicts={"spin.decay": "pass"}),
+                                 review("ben", value=0.7, rating="scuffed", overrides={"spin.moving": "curves late"},
+                                        verdicts={"spin.decay": "fail"})]),
+            checklist_run("a2", [review("ana", value=0.6, rating="passable")]), checklist_run("a3"),
+            checklist_run("b1", [review("ana", value=1.0, rating="flawless")], harness="h2")]
+    rows = rows_of(*runs, perf_run("p1", [10, 20]))
+    write_index(sweep_document(rows, tool={}, media="all"), tmp_path)
+    page.goto((tmp_path / "index.html").as_uri())
+    page.wait_for_selector("html[data-ready]")
+    section = page.locator("#reviews")
+    assert section.is_visible()
+    assert "3 runs reviewed, 1 awaiting review; reviewers: ana, ben." in section.inner_text()
+    groups = page.locator("#reviewed-table tbody tr")
+    assert groups.count() == 2  # the pong groups; the performance case has no checklist to review
+    first = groups.first.inner_text()
+    assert "0.700 [0.600, 0.800]" in first and "2 of 3" in first and "1 passable, 1 scuffed" in first
+    overrides = page.locator("#overrides-table tbody tr")
+    assert overrides.first.locator("code").inner_text() == "spin.moving"
+    assert "1 of 4" in overrides.first.inner_text()
+    page.locator("#overrides-table thead th", has_text="verdict").click()  # sorted by verdict now
+    assert page.locator("#overrides-table tbody tr").first.locator("code").inner_text() == "scoring.point"
+    agreement = page.locator("#agreement-table tbody tr")
+    texts = [agreement.nth(i).inner_text() for i in range(agreement.count())]
+    assert any("spin.decay" in text and "0 of 1" in text for text in texts)
+    assert any("spin.stationary" in text and "undefined: both reviewers gave every run the same verdict" in text
+               for text in texts)
+    page.locator('select[data-filter="harness"]').select_option("h2")
+    assert groups.nth(0).is_hidden() and groups.nth(1).is_visible()
+    page.locator('select[data-filter="case"]').select_option("sum")
+    assert overrides.first.is_hidden() and agreement.first.is_hidden()

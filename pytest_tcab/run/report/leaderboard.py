@@ -281,11 +281,12 @@ def beside_the_figure(cell: dict[str, Any]) -> list[str]:
     figure = cell.get("figure") or {}
     counts = [(figure.get("over_ceiling"), "over the ceiling"), (figure.get("incorrect"), "incorrect"),
               (cell["not_graded"], "not graded"), (cell["unscored"], "unscored")]
-    return [f"{count} {what}" for count, what in counts if count] + review_aside(cell)  # run/report/reviewed.py
+    counts.append((cell.get("review", {}).get("awaiting"), "awaiting review"))  # run/report/reviewed.py
+    return [f"{count} {what}" for count, what in counts if count]
 
 
 def _aside(cell: dict[str, Any]) -> str:
-    notes = beside_the_figure(cell)
+    notes = beside_the_figure(cell) + review_aside(cell)  # the reviewed score and ratings (run/report/reviewed.py)
     if cell["confounded"]:
         notes.append("confounded: mixes " + ", ".join(
             f"{part}s {'/'.join(cell[part])}" for part in cell["confounded"]))

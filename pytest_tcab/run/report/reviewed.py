@@ -123,9 +123,9 @@ def cell_review(rows: list[dict[str, Any]], interval: Interval) -> dict[str, Any
 
 
 def review_aside(cell: dict[str, Any]) -> list[str]:
-    """What a cell's reviews add beside its figure, in the words the terminal table and the page
-    say them: `reviewed 0.857 [0.800, 0.914], 2 of 3 graded`, `rated great to scuffed`,
-    `1 awaiting review`."""
+    """A cell's reviewed score and ratings as the terminal table says them beside its figure:
+    `reviewed 0.857 [0.800, 0.914], 2 of 3 graded`, `rated great to scuffed` (its runs awaiting
+    review are counted with the others beside the figure, `1 awaiting review`)."""
     review = cell.get("review") or {}
     words = []
     if review.get("value") is not None:
@@ -134,8 +134,6 @@ def review_aside(cell: dict[str, Any]) -> list[str]:
     if review.get("best"):
         words.append(f"rated {review['best']}" if review["best"] == review["worst"]
                      else f"rated {review['best']} to {review['worst']}")
-    if review.get("awaiting"):
-        words.append(f"{review['awaiting']} awaiting review")
     return words
 
 

@@ -259,3 +259,33 @@ def test_load_carries_the_reviewed_fields_and_load_reviews_one_record_per_review
         "ana", "great", "pass", "")
     assert (ben["run"], ben["verdict.spin.moving"], ben["overrides"], ben["complete"]) == ("a1", "fail", "spin.moving",
                                                                                           True)
+
+
+def test_rows_of_merged_and_resumed_sweeps_carry_the_review_as_results_json_gave_it(tmp_path: Path) -> None:
+    """A merge, a compare and a results.json-only resume build rows from results.json runs; a
+    journal's rows are the rows themselves: the same `review` either way."""
+    from pytest_tcab.run.report import journal
+    from pytest_tcab.run.report.compare import read_sweep_rows
+
+    run = checklist_run("a1", [review("ana", value=0.9), review("ben", value=0.7)])
+    (tmp_path / "results.json").write_text(json.dumps({"runs": [run, checklist_run("a2")]}), encoding="utf-8")
+    read = {row["run"]: row["review"] for row in read_sweep_rows(tmp_path, "--tcab-merge")}
+    assert read == {row["run"]: row["review"] for row in rows_of(run, checklist_run("a2"))}
+    assert read["a1"]["score"] == 0.8 and read["a2"]["awaiting"] is True
+    journal.start(tmp_path)
+    journal.append(tmp_path, rows_of(run)[0])
+    assert journal.journal_rows(tmp_path)["a1"]["review"] == read["a1"]
+
+
+def test_a_malformed_review_in_an_earlier_file_counts_nowhere_and_breaks_nothing() -> None:
+    broken = [{**checklist_run("a1"), "review": {"score": {"value": "high"}, "rating": "superb", "reviewed": "2",
+                                                 "reviews": {"ana": 1}}},
+              {**checklist_run("a2"), "review": {"reviews": [{"reviewer": "x", "complete": True, "verdicts": [1],
+                                                             "ratings": "great", "overrides": 3}]}}]
+    rows = rows_of(*broken)
+    rows.append({**rows[0], "run": "a3", "review": 7})
+    data = sweep_document(rows, tool={}, media="all")
+    assert [row["review"]["score"] for row in data["runs"][:2]] == [None, None]
+    assert data["leaderboard"][0]["review"]["n"] == 0
+    assert data["reviews"]["overrides"] == [] or all(rate["overrides"] == 0 for rate in data["reviews"]["overrides"])
+    assert render_index(data).count('id="reviews"') == 1

@@ -48,39 +48,64 @@ def row_review(run: dict[str, Any]) -> dict[str, Any]:
     reviews count; `awaiting`, whether it is a graded run with a checklist to review and none
     counts yet; `reviews`, each review found with the verdicts and ratings it gives."""
     folded: dict[str, Any] = run["review"] if isinstance(run.get("review"), dict) else {}
-    score = folded.get("score")
-    value = score.get("value") if isinstance(score, dict) else None
+    value = _dict(folded.get("score")).get("value")
+    value = value if isinstance(value, int | float) and not isinstance(value, bool) else None
     reviewable = isinstance(run.get("domains"), dict) or bool(folded)
     graded = not run.get("not_graded") and not any(item.get("not_graded") for item in run.get("items", []))
     return {
         "score": None if value is None else round(float(value), 6),
         "rating": folded.get("rating") if folded.get("rating") in RATING_SCALE else None,
-        "reviewed": int(folded.get("reviewed") or 0),
+        "reviewed": folded["reviewed"] if isinstance(folded.get("reviewed"), int) else 0,
         "awaiting": reviewable and graded and value is None,
-        "reviews": [_review_summary(review) for review in folded.get("reviews") or [] if isinstance(review, dict)],
+        "reviews": [_review_summary(review) for review in _list(folded.get("reviews")) if isinstance(review, dict)],
     }
 
 
 def _review_summary(review: dict[str, Any]) -> dict[str, Any]:
     """One review as the sweep compares reviews: its effective verdicts and the ids it overrode."""
-    verdicts = review.get("verdicts") or {}
     return {
         "reviewer": str(review.get("reviewer")),
-        "complete": bool(review.get("complete")),
-        "stale": bool(review.get("stale")),
-        "overall": review.get("overall"),
-        "ratings": {str(domain): tier for domain, tier in (review.get("ratings") or {}).items()},
-        "verdicts": {str(key): verdict.get("outcome") for key, verdict in verdicts.items()
+        "complete": review.get("complete") is True,
+        "stale": review.get("stale") is not False,
+        "overall": review.get("overall") if review.get("overall") in RATING_SCALE else None,
+        "ratings": {str(domain): tier for domain, tier in _dict(review.get("ratings")).items() if tier in RATING_SCALE},
+        "verdicts": {str(key): verdict.get("outcome") for key, verdict in _dict(review.get("verdicts")).items()
                      if isinstance(verdict, dict) and verdict.get("outcome") in (PASS, FAIL)},
-        "overrides": sorted(str(override.get("id")) for override in review.get("overrides") or []
+        "overrides": sorted(str(override.get("id")) for override in _list(review.get("overrides"))
                             if isinstance(override, dict)),
     }
 
 
+def _dict(value: Any) -> dict[Any, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def summary_of(row: dict[str, Any]) -> dict[str, Any]:
+    """A row's `review` (an empty one for a row that has none: a bad input, an older sweep's row)."""
+    review = row.get("review")
+    return review if isinstance(review, dict) else {}
+
+
+def reviewed_score(row: dict[str, Any]) -> float | None:
+    """A row's reviewed score, or None while no review counts."""
+    score = summary_of(row).get("score")
+    return float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None
+
+
+def is_awaiting(row: dict[str, Any]) -> bool:
+    return summary_of(row).get("awaiting") is True
+
+
 def counted(row: dict[str, Any]) -> list[dict[str, Any]]:
-    """The reviews of a row that count: complete and current."""
-    review = row.get("review") or {}
-    return [one for one in review.get("reviews") or [] if one.get("complete") and not one.get("stale")]
+    """The reviews of a row that count: complete and current (each as `row_review` cut it)."""
+    reviews = summary_of(row).get("reviews")
+    return [one for one in reviews if isinstance(one, dict) and one.get("complete") is True and not one.get("stale")
+            and isinstance(one.get("verdicts"), dict) and isinstance(one.get("ratings"), dict)
+            and isinstance(one.get("overrides"), list)] if isinstance(reviews, list) else []
 
 
 def automated(row: dict[str, Any]) -> dict[str, str]:
@@ -102,23 +127,23 @@ def cell_review(rows: list[dict[str, Any]], interval: Interval) -> dict[str, Any
     like the automated score's; each run's own point; their ratings (`ratings`, runs per tier, and
     the `best` and `worst` of them); and the runs still `awaiting` a review."""
     graded = [row for row in rows if row.get("status") == "graded" and not row.get("partial")]
-    reviewable = [row for row in graded if (row.get("review") or {}).get("awaiting")
-                  or (row.get("review") or {}).get("score") is not None]
-    reviewed = sorted((row for row in reviewable if row["review"]["score"] is not None), key=lambda row: row["run"])
-    scores = [float(row["review"]["score"]) for row in reviewed]
+    reviewable = [row for row in graded if is_awaiting(row) or reviewed_score(row) is not None]
+    reviewed = sorted((row for row in reviewable if reviewed_score(row) is not None), key=lambda row: row["run"])
+    scores = [score for row in reviewed if (score := reviewed_score(row)) is not None]
     low, high = interval(scores, [row["run"] for row in reviewed])
-    tiers = Counter(row["review"]["rating"] for row in reviewed if row["review"].get("rating") in RATING_SCALE)
+    ratings = [summary_of(row).get("rating") for row in reviewed]
+    tiers = Counter(tier for tier in ratings if tier in RATING_SCALE)
     given = [tier for tier in RATING_SCALE if tiers[tier]]
     return {
         "statistic": "mean", "unit": "share of points", "better": "higher", "interval": "bootstrap 95%",
         "n": len(scores), "of": len(reviewable),
         "value": round(statistics.fmean(scores), 6) if scores else None, "low": low, "high": high,
-        "points": [{"run": row["run"], "value": row["review"]["score"], "rating": row["review"].get("rating")}
-                   for row in reviewed],
+        "points": [{"run": row["run"], "value": score, "rating": rating if rating in RATING_SCALE else None}
+                   for row, score, rating in zip(reviewed, scores, ratings, strict=True)],
         "ratings": {tier: tiers[tier] for tier in RATING_SCALE},
         "best": given[0] if given else None,
         "worst": given[-1] if given else None,
-        "awaiting": sum(bool((row.get("review") or {}).get("awaiting")) for row in graded),
+        "awaiting": sum(is_awaiting(row) for row in graded),
     }
 
 
@@ -147,9 +172,9 @@ def sweep_reviews(rows: list[dict[str, Any]]) -> dict[str, Any]:
     agree (`agreement`). Only complete, current reviews of graded runs count."""
     graded = [row for row in rows if row.get("status") == "graded"]
     return {
-        "reviewers": sorted({review["reviewer"] for row in graded for review in counted(row)}),
-        "reviewed": sum((row.get("review") or {}).get("score") is not None for row in graded),
-        "awaiting": sum(bool((row.get("review") or {}).get("awaiting")) for row in graded),
+        "reviewers": sorted({str(review.get("reviewer")) for row in graded for review in counted(row)}),
+        "reviewed": sum(reviewed_score(row) is not None for row in graded),
+        "awaiting": sum(is_awaiting(row) for row in graded),
         "overrides": override_rates(graded),
         "agreement": agreement(graded),
     }
@@ -188,7 +213,7 @@ def agreement(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     unweighted over the five tiers); when kappa is undefined, `kappa_note` says why in words."""
     pairs: dict[tuple[str, str, str, str, str], list[tuple[str, str]]] = {}
     for row in rows:
-        by_reviewer = {review["reviewer"]: review for review in counted(row)}
+        by_reviewer = {str(review.get("reviewer")): review for review in counted(row)}
         for first, second in combinations(sorted(by_reviewer), 2):
             a, b = by_reviewer[first], by_reviewer[second]
             for what, field in (("verdict", "verdicts"), ("domain", "ratings")):

@@ -86,6 +86,8 @@ def pytest_configure(config: pytest.Config) -> None:
             config.option.continue_on_collection_errors = True
     if root is not None and not root.is_dir():
         raise pytest.UsageError(f"{SUITE_OPTION}: {root} is not a directory")
+    if run_mode or config.getoption("tcab_merge"):
+        _register_review(config)
     if config.getoption("tcab_merge"):
         from pytest_tcab.run.report.merge import Merge
 
@@ -153,6 +155,21 @@ def _register_browser(config: pytest.Config) -> None:
 
     if not config.pluginmanager.has_plugin(BROWSER_PLUGIN):
         config.pluginmanager.register(importlib.import_module(BROWSER_PLUGIN), BROWSER_PLUGIN)
+
+
+def _register_review(config: pytest.Config) -> None:
+    """The review wing: folds the operator's reviews into each run's results (and the gate's items)."""
+    from pytest_tcab.errors import TcabError
+    from pytest_tcab.review.plugin import PLUGIN_NAME
+    from pytest_tcab.review.plugin import ReviewPlugin
+    from pytest_tcab.review.store import reviewer_name
+
+    try:
+        if config.getoption("tcab_reviewer"):
+            reviewer_name(config)  # a name that cannot be a file name is a usage error at once
+    except TcabError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.pluginmanager.register(ReviewPlugin(config), PLUGIN_NAME)
 
 
 def _suite_layout(root: Path) -> LayoutFiles:
@@ -236,7 +253,7 @@ def _is_under(path: Path, folder: Path) -> bool:
 def pytest_unconfigure(config: pytest.Config) -> None:
     end_session(config)
     for name in ("tcab-results", "tcab-sweep", "tcab-html-extras", "tcab-baselines", "tcab-snapshot", "tcab-merge",
-                 "tcab-matrix"):
+                 "tcab-matrix", "tcab-review"):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)

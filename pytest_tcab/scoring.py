@@ -4,6 +4,10 @@ Pure functions: a pass earns a unit's weight, a fail earns none, a unit left und
 pending (the reviewer's to decide). A sub-item's unit carries an even share of its item's
 weight, a category's unit its own weight, so the available total is always the sum of the
 declared item weights, less whatever an erratum excludes from the score.
+
+Two scores come of it: the full score (earned over `available`, every declared point: complete
+only once a review has decided every point) and the automated score (earned over
+`decided_weight`, the points a validator decided: the public Test Cabinet's "automated-only").
 """
 
 from __future__ import annotations
@@ -39,6 +43,9 @@ class ItemScore:
     """Verdict ids still to be decided."""
     pending_weight: float
     excluded: tuple[str, ...]
+    decided_weight: float
+    """Weight decided (passed or failed): the automated score's denominator, where `available`
+    (every point not excluded) is the full score's."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,17 @@ class Score:
         """Weight still to be decided by a reviewer."""
         return sum(item.pending_weight for item in self.items)
 
+    @property
+    def decided_weight(self) -> float:
+        """Weight decided: the automated score's denominator, where `available` is the full score's."""
+        return sum(item.decided_weight for item in self.items)
+
+    @property
+    def automated_value(self) -> float:
+        """Earned over decided weight (the public Test Cabinet's "automated-only" score); 0 when
+        nothing is decided."""
+        return self.earned / self.decided_weight if self.decided_weight else 0.0
+
 
 def excluded_verdicts(variant: Variant, errata: Iterable[Erratum]) -> frozenset[str]:
     """Verdict ids an erratum removes from this variant's score (an item id excludes all its units)."""
@@ -84,7 +102,7 @@ def score(variant: Variant, verdicts: Mapping[str, Verdict], errata: Iterable[Er
     excluded = excluded_verdicts(variant, errata)
     items = []
     for item in variant.checklist:
-        earned = available = pending_weight = 0.0
+        earned = available = pending_weight = decided = 0.0
         pending: list[str] = []
         skipped: list[str] = []
         for unit in item.units:
@@ -96,9 +114,11 @@ def score(variant: Variant, verdicts: Mapping[str, Verdict], errata: Iterable[Er
             if verdict is None:
                 pending.append(unit.id)
                 pending_weight += unit.weight
-            elif verdict:
+                continue
+            decided += unit.weight
+            if verdict:
                 earned += unit.weight
-        items.append(ItemScore(item.id, earned, available, tuple(pending), pending_weight, tuple(skipped)))
+        items.append(ItemScore(item.id, earned, available, tuple(pending), pending_weight, tuple(skipped), decided))
     return Score(
         earned=sum(i.earned for i in items),
         available=sum(i.available for i in items),

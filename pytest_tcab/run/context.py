@@ -60,6 +60,7 @@ class RunContext:
         self._build: BuildResult | None = None
         self._server: StaticServer | None = None
         self._disk: RunDisk | None = None
+        self._digest: str | None = None
         self._reporter: Path | None = reporter_copy(config, case.folder, self.reporter_paths())
         config.add_cleanup(self.release)  # what a run interrupted before its last item still holds
 
@@ -122,8 +123,22 @@ class RunContext:
         return path
 
     def scratch(self) -> Path:
-        """The run's own scratch folder (its build trees, `node_modules` included), until it is released."""
+        """The run's own scratch folder (its build trees, `node_modules` included), until it is released.
+
+        Every build step works in it, so the build digest is taken first (`build_digest`)."""
+        self.build_digest()
         return self.disk.path
+
+    def build_digest(self) -> str | None:
+        """The sha256 of the material this run is graded from (`run.material`), taken once, before any
+        step of its build; None for a tournament (its entrants each have their own)."""
+        if self._digest is None and self.entrants == (self,):
+            from pytest_tcab.run.material import material_digest
+
+            graders = [Path(self.config.getoption("tcab_out") or ".tcab/results"),
+                       Path(self.config.getoption("tcab_reviews", None) or self.config.rootpath / ".tcab/reviews")]
+            self._digest = material_digest(self.source, graders)
+        return self._digest
 
     @property
     def disk(self) -> RunDisk:
@@ -209,6 +224,7 @@ class RunContext:
             "model": self.model,
             "harness": self.harness,
             "labels": dict(self.labels),
+            "build_digest": self.build_digest(),
         }
 
 

@@ -1,4 +1,5 @@
-"""The hooks run mode calls: how families of run items are found.
+"""The hooks run mode calls: how families of run items are found, when a run ends, and what a
+run's results.json entry holds.
 
 Registered by `pytest_tcab.plugin` in `pytest_addhooks`; implement them in a `conftest.py`
 or a plugin with `@pytest.hookimpl`.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
+from typing import Any
 
 import pluggy
 
@@ -49,4 +51,22 @@ def pytest_tcab_run_finished(config: pytest.Config, run: RunContext) -> None:
     that ran them all (`run.scheduling` never splits a run). What a run holds can be let go
     here. The teardown report of that item carries `report.tcab["run_finished"] = True`, so the
     process that writes results (the xdist controller included) knows the run is whole.
+    """
+
+
+@hookspec
+def pytest_tcab_run_results(config: pytest.Config, run: dict[str, Any]) -> None:
+    """A run's results.json entry has just been assembled: add keys to `run` (in place).
+
+    :param run: the run as results.json will hold it (its identity, `build_digest`, `items`,
+        `score`, `domains`, `errata`, ...). Called each time the run is assembled: at the end of
+        the session, as each run of a sweep ends, and when `--tcab-merge` joins shards, so an
+        implementation must give the same keys from the same inputs.
+
+    The review wing answers it (`pytest_tcab.review.plugin`): it folds the operator's reviews of
+    the run into its `review` key. Run mode never imports a plugin that implements it::
+
+        @pytest.hookimpl
+        def pytest_tcab_run_results(config, run):
+            run["ticket"] = tickets.lookup(run["run"])
     """

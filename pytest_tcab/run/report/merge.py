@@ -31,7 +31,8 @@ from pytest_tcab.run.report.sweep import SWEEP_FILE
 from pytest_tcab.run.report.sweep_files import write_sweep
 from pytest_tcab.writing import WritingSession
 
-IDENTITY = ("run", "case", "version", "variant", "engine", "source", "layout", "model", "harness", "labels", "media")
+IDENTITY = ("run", "case", "version", "variant", "engine", "source", "layout", "model", "harness", "labels", "media",
+            "build_digest")
 """What `RunContext.run_properties` writes at the top of each run of results.json."""
 _RECOMPUTED = ("score", "domains", "errata", "performance", "tournament", "toolchain", "requirements")
 """The parts of a run results.json computes from its items (`scoring_report.for_run`)."""

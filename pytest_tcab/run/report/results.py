@@ -134,7 +134,7 @@ class ResultsRecorder:
     def _run(self, record: RunRecord) -> dict[str, Any]:
         partial = {"partial": True, "deselected": [dict(nodeid=nodeid, **item) for nodeid, item
                                                    in sorted(record.deselected.items())]}
-        return {
+        run = {
             "media": self.config.getoption("tcab_media"), **record.identity,
             **({"not_graded": record.not_graded} if record.not_graded else {}),
             "counts": dict(sorted(record.counts().items())),
@@ -143,6 +143,8 @@ class ResultsRecorder:
             **({"graded_by": record.graded_by} if record.graded_by else {}),
             **for_run(self.config, record),
         }
+        self.config.hook.pytest_tcab_run_results(config=self.config, run=run)  # e.g. the review wing's `review`
+        return run
 
     def _session_part(self) -> dict[str, Any]:
         from pytest_tcab.run.sandbox.sandbox import described
@@ -282,11 +284,13 @@ def summary_lines(run: dict[str, Any]) -> list[str]:
     if "score" in run:
         score = run["score"]
         lines.append(
-            f"score: {score['earned']:g} of {score['available']:g} points earned;"
-            f" {score['decided_weight']:g} decided automatically ({score['failed_weight']:g} failed),"
+            f"score: {score['earned']:g} of {score['available']:g} automated points earned"
+            f" ({score['failed_weight']:g} failed); {score.get('declared', score['available']):g} declared,"
             f" {score['pending_weight']:g} left for the reviewer"
             + (f", {score['not_run_weight']:g} not run (deselected)" if score.get("not_run") else "")
         )
+    if "review" in run:
+        lines.extend(review_lines(run["review"]))
     for erratum in run.get("errata", []):
         if erratum["affects_scoring"]:
             point = f" on {erratum['review']}" if erratum.get("review") else ""
@@ -305,6 +309,46 @@ def summary_lines(run: dict[str, Any]) -> list[str]:
                   else "no build item selected, so no module recorded")
         lines.append(f"performance: {perf['total_fuel']:,} fuel ({module})")
     return lines
+
+
+def review_lines(review: dict[str, Any]) -> list[str]:
+    """The reviewed figures (the review wing's `review` key): the run's, then each review's state."""
+    counted = review["reviewed"]
+    if review["score"] is not None:
+        score = review["score"]
+        lines = [f"reviewed score: {score['earned']:g} of {score['available']:g} points ({score['value']:.0%}),"
+                 f" rating: {review['rating']} (the {'mean and worst' if counted > 1 else 'score and rating'} of"
+                 f" {counted} complete, current review{'s' if counted != 1 else ''})"]
+    else:
+        lines = [f"reviewed score: none yet, no complete and current review"
+                 f" ({review['reviews_total']} found under {review.get('folder', 'the reviews folder')})"]
+    for entry in review["reviews"]:
+        if entry["stale"]:
+            state = "stale (the build changed since), counts nowhere"
+        elif entry["complete"]:
+            state = f"{entry['score']['earned']:g} of {entry['score']['available']:g}, overall {entry['overall']}"
+        else:
+            state = f"incomplete (misses {_gaps(entry)}), counts nowhere"
+        overrides = len(entry["overrides"])
+        notes = ([] if entry["pinned"] else ["unpinned"]) + (
+            [f"{overrides} override{'s' if overrides != 1 else ''}"] if overrides else [])
+        lines.append(f"review {entry['reviewer']}: {state}" + (f" ({', '.join(notes)})" if notes else ""))
+    if review.get("problems"):
+        lines.append(f"review files with problems: {len(review['problems'])} (see the warnings)")
+    return lines
+
+
+def _gaps(entry: dict[str, Any]) -> str:
+    """What keeps a review from completion: `2 verdicts and the rating of versus`."""
+    missing, problems = entry["missing"], entry.get("problems", [])
+    gaps = []
+    if missing["verdicts"]:
+        gaps.append(f"{len(missing['verdicts'])} verdict{'s' if len(missing['verdicts']) != 1 else ''}")
+    if missing["domains"]:
+        gaps.append(f"the rating of {', '.join(missing['domains'])}")
+    if problems:
+        gaps.append(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} fixed")
+    return " and ".join(gaps) or "nothing"
 
 
 def _tool_versions() -> dict[str, str]:

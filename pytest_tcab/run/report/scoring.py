@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 
+from pytest_tcab.case import ChecklistItem
 from pytest_tcab.case import Variant
 from pytest_tcab.errors import TcabError
 from pytest_tcab.outcomes import OVER_CEILING
 from pytest_tcab.scoring import RATING_SCALE
+from pytest_tcab.scoring import ItemScore
 from pytest_tcab.scoring import domain_summaries
 from pytest_tcab.scoring import excluded_verdicts
 from pytest_tcab.scoring import score
@@ -60,9 +62,12 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
     not_run = sorted(item["id"] for item in record.deselected.values() if item["kind"] == "validate")
     pending = [v for v in result.pending if v not in not_run]
     return {
+        # The automated score counts only the points a validator decided, on both sides (the public
+        # Test Cabinet's "automated-only" score); `declared` is every point, which needs a review.
         "score": {
             "earned": result.earned,
-            "available": result.available,
+            "available": result.decided_weight,
+            "declared": result.available,
             "decided_weight": sum(weights.get(v, 0.0) for v in decided),
             "failed_weight": sum(weights.get(v, 0.0) for v in failed),
             "pending_weight": sum(weights.get(v, 0.0) for v in pending) if not_run else result.pending_weight,
@@ -71,11 +76,8 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
             "failed": failed,
             "pending": pending,
             "excluded": sorted(excluded),
-            "items": [
-                {"id": i.id, "earned": i.earned, "available": i.available, "pending": list(i.pending),
-                 "excluded": list(i.excluded)}
-                for i in result.items
-            ],
+            "items": [_item(item, scored, verdicts, excluded, not_run)
+                      for item, scored in zip(variant.checklist, result.items, strict=True)],
         },
         "domains": _domains(variant, common_domains, verdicts, excluded),
         "errata": [
@@ -85,6 +87,26 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
             for e in errata
         ],
     }
+
+
+def _item(item: ChecklistItem, scored: ItemScore, verdicts: dict[str, bool | None], excluded: frozenset[str],
+          not_run: list[str]) -> dict[str, Any]:
+    """One checklist item's share, automated (`available`: its decided weight) and declared, and its
+    verdict units with their weights and what the drivers made of them (what a review completes)."""
+
+    def automated(unit_id: str) -> str:
+        if unit_id in excluded:
+            return "excluded"
+        if unit_id in not_run:
+            return "not_run"
+        verdict = verdicts.get(unit_id)
+        return "pending" if verdict is None else ("passed" if verdict else "failed")
+
+    return {"id": item.id, "title": item.title, "domain": item.domain, "earned": scored.earned,
+            "available": scored.decided_weight, "declared": scored.available, "pending": list(scored.pending),
+            "excluded": list(scored.excluded),
+            "units": [{"id": unit.id, "title": unit.title, "weight": unit.weight, "automated": automated(unit.id)}
+                      for unit in item.units]}
 
 
 def _domains(variant: Variant, common: tuple[str, ...], verdicts: dict[str, bool | None],

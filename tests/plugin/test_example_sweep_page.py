@@ -140,7 +140,6 @@ def test_the_example_sweep_shows_its_reviews(offline_page: Any, example_sweep: P
     """The reviews the example ships (example-suite/reviews/): in sweep.json, the reviewed run's
     score and rating, the group awaiting review, ben's override of spin.moving and the two
     reviewers' agreement; on the page, its section in Chromium."""
-    pytest.importorskip("pytest_tcab.review.fold", reason="until review-core's fold is merged")  # TEMPORARY
     document = json.loads((example_sweep / "sweep.json").read_text(encoding="utf-8"))
     rows = {row["run"]: row for row in document["runs"]}
     reviewed, awaiting = rows["pong-plain-loop-atlas-1"]["review"], rows["pong-planner-birch-1"]["review"]

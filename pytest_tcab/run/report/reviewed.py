@@ -66,7 +66,7 @@ def _review_summary(review: dict[str, Any]) -> dict[str, Any]:
     return {
         "reviewer": str(review.get("reviewer")),
         "complete": review.get("complete") is True,
-        "stale": review.get("stale") is not False,
+        "stale": review.get("stale") is not False,  # a review that does not say it is current is not
         "overall": review.get("overall") if review.get("overall") in RATING_SCALE else None,
         "ratings": {str(domain): tier for domain, tier in _dict(review.get("ratings")).items() if tier in RATING_SCALE},
         "verdicts": {str(key): verdict.get("outcome") for key, verdict in _dict(review.get("verdicts")).items()
@@ -97,6 +97,7 @@ def reviewed_score(row: dict[str, Any]) -> float | None:
 
 
 def is_awaiting(row: dict[str, Any]) -> bool:
+    """Whether a row's run is graded, has a checklist to review and no review counts for it yet."""
     return summary_of(row).get("awaiting") is True
 
 

@@ -584,6 +584,9 @@ def results_reference() -> ResultsReference:
     context = _class_named("RunContext")
     runs.merge(reader.returned(context.module, context.methods["run_properties"], context))
     item = reader.local(recorder.module, recorder.methods["pytest_runtest_logreport"], "entry", recorder)
+    # The review wing adds each run's `review` through the `pytest_tcab_run_results` hook.
+    fold = package_modules()["pytest_tcab.review.fold"]
+    runs.merge(Shape(fields={"review": reader.local(fold, fold.functions["fold"], "found", None)}))
     item.fields = {"nodeid": Shape(), **item.fields}
     runs.fields.pop("items", None)
     top.fields.pop("runs", None)

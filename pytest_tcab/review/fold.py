@@ -107,9 +107,9 @@ class ReviewTarget:
 
 
 def fold(run: Mapping[str, Any], reviews: Iterable[Review], *, problems: Iterable[ReviewProblems] = (),
-         ignored: Iterable[str] = (), root: Path | None = None) -> dict[str, Any] | None:
+         ignored: Iterable[str] = (), root: Path | None = None, folder: Path | None = None) -> dict[str, Any] | None:
     """The run's `review` key from its reviews (and the review files that could not be read, or
-    were ignored); None for a run with no checklist."""
+    were ignored, and the `folder` they were read from); None for a run with no checklist."""
     target = ReviewTarget.of(run)
     if target is None:
         return None
@@ -120,6 +120,7 @@ def fold(run: Mapping[str, Any], reviews: Iterable[Review], *, problems: Iterabl
     values = [entry["score"]["value"] for entry in counting]
     found: dict[str, Any] = {
         "build": target.build,
+        "folder": _shown(folder, root),
         "score": None if not counting else {
             "earned": _mean([entry["score"]["earned"] for entry in counting]),
             "available": counting[0]["score"]["available"],

@@ -2,7 +2,9 @@
 
 - `pytest_tcab_run_results`: each run's `review` key, folded from the operator's review files of
   that run (`--tcab-reviews`); a review file found where none may be (inside a produced run) is
-  ignored with a warning, a malformed one is reported with its lines.
+  ignored, a malformed one is reported with its lines: both in results.json and in the terminal's
+  `tcab reviews` section (not as Python warnings, which a `filterwarnings = error` would turn
+  into a crash of the session's end).
 - `pytest_tcab_run_items`: with `--tcab-require-review` (or `--tcab-strict`), one `review` item per
   run with a checklist, last in the run: the publication gate. It fails, saying what is missing,
   unless the run has a complete review of the build graded now.
@@ -11,7 +13,6 @@
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,7 +24,6 @@ from pytest_tcab.errors import TcabError
 from pytest_tcab.review.fold import ReviewTarget
 from pytest_tcab.review.fold import fold
 from pytest_tcab.review.store import REVIEW_SUFFIX
-from pytest_tcab.review.store import ReviewWarning
 from pytest_tcab.review.store import load_reviews
 from pytest_tcab.review.store import reviews_dir
 from pytest_tcab.review.store import run_folder
@@ -36,7 +36,7 @@ PLUGIN_NAME = "tcab-review"
 REQUIRE_OPTION = "--tcab-require-review"
 SHIPPED = Path(".tcab/reviews")
 """Where a run folder would hold reviews if it were a rootdir: what a build that ships its own
-review puts there (warned of, never read)."""
+review puts there (said to be ignored, never read)."""
 
 
 class ReviewPlugin:
@@ -45,7 +45,8 @@ class ReviewPlugin:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.folder = reviews_dir(config)
-        self._warned: set[str] = set()
+        self.notices: dict[str, None] = {}
+        """What the terminal says at the end: review files ignored or with problems (each once)."""
 
     @pytest.hookimpl
     def pytest_tcab_run_results(self, config: pytest.Config, run: dict[str, Any]) -> None:
@@ -55,13 +56,14 @@ class ReviewPlugin:
         produced = self._produced(run)
         loaded = load_reviews(self.folder, str(run["run"]), target, produced=produced)
         ignored = [*loaded.ignored, *_shipped(run, self.folder)]
-        review = fold(run, loaded, problems=loaded.problems, ignored=ignored, root=config.rootpath)
+        review = fold(run, loaded, problems=loaded.problems, ignored=ignored, root=config.rootpath,
+                      folder=self.folder / run_folder(str(run["run"])))
         if review is None:
             return
-        review["folder"] = _shown(self.folder / run_folder(str(run["run"])), config.rootpath)
         run["review"] = review
-        for line in [*ignored, *review.get("problems", [])]:
-            self._warn(line)
+        entries = [problem for entry in review["reviews"] for problem in entry.get("problems", [])]
+        for line in [*ignored, *review.get("problems", []), *entries]:
+            self.notices.setdefault(line)
 
     def _produced(self, run: dict[str, Any]) -> list[Path]:
         from pytest_tcab.runs import run_folders
@@ -71,10 +73,11 @@ class ReviewPlugin:
             folders.append(Path(str(run["source"])))
         return folders
 
-    def _warn(self, line: str) -> None:
-        if line not in self._warned:
-            self._warned.add(line)
-            warnings.warn(ReviewWarning(f"review: {line}"), stacklevel=1)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.notices and not hasattr(self.config, "workerinput"):
+            terminalreporter.section("tcab reviews", sep="-", yellow=True)
+            for notice in self.notices:
+                terminalreporter.write_line(notice, yellow=True)
 
     @pytest.hookimpl(trylast=True)
     def pytest_tcab_run_items(self, run: RunContext, parent: pytest.Collector) -> Iterator[pytest.Item] | None:
@@ -103,13 +106,6 @@ def _shipped(run: dict[str, Any], folder: Path) -> list[str]:
             for path in found]
 
 
-def _shown(path: Path, root: Path) -> str:
-    try:
-        return Path(os.path.relpath(path, root)).as_posix()
-    except ValueError:
-        return str(path)
-
-
 class ReviewMissing(TcabError):
     """The publication gate: the run has no complete review of the build graded now."""
 
@@ -130,7 +126,7 @@ class ReviewGate(RunItem):
         if review is None:
             raise ReviewMissing("the run has no checklist results to review (its verdicts did not run)")
         self.record(reviewed=review["reviewed"], rating=review["rating"],
-                    score=None if review["score"] is None else review["score"]["value"])
+                    reviewed_score=None if review["score"] is None else review["score"]["value"])
         if not review["complete"]:
             raise ReviewMissing(missing_message(run, review, REQUIRE_OPTION))
 

@@ -4,7 +4,7 @@
 one `<reviewer>.md` per reviewer, with `<reviewer>.history.jsonl` beside it: one revision a line
 (when, the required note, what changed). Every path is contained: a run name becomes one safe
 path part, a reviewer name must be a safe file name, and a review whose real path lies inside a
-produced run folder, or outside the reviews folder, is ignored with a warning (a build must not
+produced run folder, or outside the reviews folder, is ignored and said to be (a build must not
 ship or plant its own review).
 """
 
@@ -38,7 +38,6 @@ from pytest_tcab.review.grammar import dump_review
 from pytest_tcab.review.grammar import parse_review
 from pytest_tcab.run.report.journal import write_whole
 
-REVIEWS_OPTION = "--tcab-reviews"
 REVIEWER_OPTION = "--tcab-reviewer"
 DEFAULT_REVIEWS = Path(".tcab/reviews")
 REVIEW_SUFFIX = ".md"
@@ -48,10 +47,6 @@ MAX_REVIEW_BYTES = 1 << 20
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _WINDOWS_DEVICES = frozenset({"con", "prn", "aux", "nul", *(f"com{n}" for n in range(10)),
                               *(f"lpt{n}" for n in range(10))})
-
-
-class ReviewWarning(pytest.PytestWarning):
-    """A review file was found where none may be, and is ignored."""
 
 
 class ReviewStoreError(TcabError):

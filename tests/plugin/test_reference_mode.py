@@ -59,16 +59,17 @@ def test_checks_and_drivers_run_against_the_reference_build(example: Session) ->
 
 def test_each_reference_run_keeps_its_own_score_and_errata(example: Session) -> None:
     base, frenzy = example.run(BASE)["score"], example.run(FRENZY)["score"]
-    assert (base["earned"], base["available"], base["decided_weight"], base["pending_weight"]) == (4, 6, 4, 2)
-    assert (frenzy["earned"], frenzy["available"], frenzy["decided_weight"], frenzy["pending_weight"]) == (5, 7, 5, 2)
+    # The automated score counts the points a validator decided; every declared point needs a review.
+    assert (base["earned"], base["available"], base["declared"], base["pending_weight"]) == (4, 4, 6, 2)
+    assert (frenzy["earned"], frenzy["available"], frenzy["declared"], frenzy["pending_weight"]) == (5, 5, 7, 2)
     assert (base["excluded"], frenzy["excluded"]) == ([], ["scoring.rally-reset"])
     assert [e["id"] for e in example.run(BASE)["errata"]] == ["decay-timing"]
     assert [e["id"] for e in example.run(FRENZY)["errata"]] == ["decay-timing", "rally-reset-ambiguous"]
     example.result.stdout.fnmatch_lines([
         f"pong@v2.0.0#base ({BASE}): 6 passed",
-        "  score: 4 of 6 points earned; 4 decided automatically (0 failed), 2 left for the reviewer",
+        "  score: 4 of 4 automated points earned (0 failed); 6 declared, 2 left for the reviewer",
         f"pong@v2.0.0#frenzy ({FRENZY}): 7 passed",
-        "  score: 5 of 7 points earned; 5 decided automatically (0 failed), 2 left for the reviewer",
+        "  score: 5 of 5 automated points earned (0 failed); 7 declared, 2 left for the reviewer",
     ])
     escalation = example.items(label=FRENZY)["frenzy.escalation"]
     observed = example.path / "out" / FRENZY / "validation/frenzy.escalation__fast.png"

@@ -36,5 +36,5 @@ def test_a_run_split_across_workers_writes_one_whole_results_file(
         "validate[spin.stationary]": "failed", "validate[spin.moving]": "passed", "validate[scoring.point]": "passed",
     }
     # The scored part is computed by the controller from the workers' reports, as in one process.
-    assert (run["score"]["earned"], run["score"]["available"]) == (3.0, 6.0)
+    assert (run["score"]["earned"], run["score"]["available"], run["score"]["declared"]) == (3.0, 4.0, 6.0)
     assert (pytester.path / "out/report.html").is_file()

@@ -172,7 +172,7 @@ def test_a_malformed_review_is_reported_and_the_others_still_load(tmp_path: Path
     assert "is over" in shown[2]
 
 
-def test_a_review_inside_a_produced_run_folder_is_ignored_with_a_warning(tmp_path: Path) -> None:
+def test_a_review_inside_a_produced_run_folder_is_ignored_and_said_to_be(tmp_path: Path) -> None:
     """The rootdir is the run itself (`pytest --tcab-run=.`): its shipped `.tcab/reviews/` is the
     default reviews folder, and it must not count."""
     run = tmp_path / "carom-base"

@@ -118,7 +118,8 @@ def game_run(out: Path) -> dict[str, Any]:
         },
         "score": {
             "earned": 2.0,
-            "available": 6.0,
+            "available": 3.0,
+            "declared": 6.0,
             "decided_weight": 3.0,
             "failed_weight": 1.0,
             "automated": ["spin.moving"],
@@ -129,7 +130,8 @@ def game_run(out: Path) -> dict[str, Any]:
                 {
                     "id": "spin",
                     "earned": 2.0,
-                    "available": 4.0,
+                    "available": 3.0,
+                    "declared": 4.0,
                     "pending": ["spin.decay"],
                     "excluded": [],
                 }
@@ -285,7 +287,7 @@ def test_build_log_is_collapsible(tmp_path: Path) -> None:
 def test_score_performance_and_errata(tmp_path: Path) -> None:
     _, text, _ = rendered(tmp_path)
     assert (
-        "<b>2</b> of <b>6</b> points earned · 3 decided automatically (1 failed)"
+        "<b>2</b> of <b>3</b> automated points earned · 1 failed automatically · <b>6</b> declared"
         " · 3 left for the reviewer"
     ) in text
     assert "failed automatically: <b>spin.moving</b>" in text

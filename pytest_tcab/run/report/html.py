@@ -239,6 +239,7 @@ def _run(run: dict[str, Any], media: Media) -> str:
 
     parts = [
         _part("Score", _score(run["score"])) if "score" in run else "",
+        _part("Review", _review(run["review"])) if "review" in run else "",
         _part("Domains", _domains(run["domains"])) if "domains" in run else "",
         _part("Performance", _performance(run["performance"], by_kind))
         if "performance" in run else "",
@@ -555,28 +556,67 @@ def _confinement(step: dict[str, Any]) -> str:
 
 
 def _score(score: dict[str, Any]) -> str:
+    """The automated score (earned over the points a validator decided) beside every declared point."""
     earned, available = float(score.get("earned", 0)), float(score.get("available", 0))
-    parts = [f"<b>{earned:g}</b> of <b>{available:g}</b> points earned"]
-    if "decided_weight" in score:
-        parts.append(f"{float(score['decided_weight']):g} decided automatically"
-                     f" ({float(score.get('failed_weight', 0)):g} failed)")
-    parts.append(f"{float(score.get('pending_weight', 0)):g} left for the reviewer")
+    declared = float(score.get("declared", available))
+    parts = [f"<b>{earned:g}</b> of <b>{available:g}</b> automated points earned",
+             f"{float(score.get('failed_weight', 0)):g} failed automatically",
+             f"<b>{declared:g}</b> declared",
+             f"{float(score.get('pending_weight', 0)):g} left for the reviewer"]
     share = earned / available if available else 0.0
     failed = score.get("failed", [])
     failed_line = (f'<p class="figure">failed automatically: <b>{_e(", ".join(failed))}</b></p>'
                    if failed else "")
     rows = [
         (_get(row, "id"), f"{float(row.get('earned', 0)):g}", f"{float(row.get('available', 0)):g}",
+         f"{float(row.get('declared', row.get('available', 0))):g}",
          _e(", ".join(row.get("pending", [])) or "-"),
          _e(", ".join(row.get("excluded", [])) or "-"))
         for row in score.get("items", [])
     ]
-    headers = ("item", "earned", "available", "left for the reviewer", "excluded")
-    table = _table(headers, rows, numeric=(1, 2))
+    headers = ("item", "earned", "decided automatically", "declared", "left for the reviewer", "excluded")
+    table = _table(headers, rows, numeric=(1, 2, 3))
     return (
         f'<div class="figure">{" · ".join(parts)}</div>'
         f'<div class="bar"><span style="width:{share:.1%}"></span></div>{failed_line}{table}'
     )
+
+
+def _review(review: dict[str, Any]) -> str:
+    """The reviewed figures (the review wing's `review` key): the run's score and rating, each review."""
+    score = review.get("score")
+    counted = int(review.get("reviewed", 0))
+    if score is not None:
+        value = float(score.get("value", 0))
+        head = (f'<div class="figure">reviewed score <b>{float(score.get("earned", 0)):g}</b> of'
+                f' <b>{float(score.get("available", 0)):g}</b> points ({value:.0%}) · rating'
+                f' <b>{_get(review, "rating")}</b> · the {"mean and worst" if counted > 1 else "score and rating"}'
+                f" of {counted} complete, current review{'s' if counted != 1 else ''}</div>"
+                f'<div class="bar"><span style="width:{value:.1%}"></span></div>')
+    else:
+        head = ('<div class="figure"><b>not reviewed yet</b>: no complete review of the build graded now'
+                f' ({int(review.get("reviews_total", 0))} found in <code>{_get(review, "folder")}</code>)</div>')
+    rows = []
+    for entry in review.get("reviews", []):
+        if entry.get("stale"):
+            state = "stale: the build changed since (counts nowhere)"
+        elif entry.get("complete"):
+            state = "complete" + ("" if entry.get("pinned") else " (unpinned)")
+        else:
+            missing = entry.get("missing", {})
+            gaps = [*missing.get("verdicts", []), *(f"rating.{d}" for d in missing.get("domains", []))]
+            state = "incomplete: misses " + (", ".join(gaps) or "problems fixed")
+        overrides = "<br>".join(f"{_e(o.get('id'))}: {_e(o.get('automated'))} &rarr; {_e(o.get('reviewed'))}"
+                                f" ({_e(o.get('note') or 'no note')})" for o in entry.get("overrides", []))
+        ratings = "<br>".join(f"{_e(domain)}: {_e(tier)}" for domain, tier in entry.get("ratings", {}).items())
+        entry_score = entry.get("score") or {}
+        rows.append((f"<b>{_get(entry, 'reviewer')}</b><br><small>{_get(entry, 'file')} · {_get(entry, 'when')}</small>",
+                     _e(state), f"{float(entry_score.get('earned', 0)):g} of {float(entry_score.get('available', 0)):g}",
+                     _e(entry.get("overall") or "-"), ratings or "-", overrides or "-"))
+    table = _table(("reviewer", "state", "score", "overall", "ratings", "overrides"), rows) if rows else ""
+    notes = "".join(f'<p class="figure">{_e(line)}</p>'
+                    for line in [*review.get("problems", []), *review.get("ignored", [])])
+    return head + table + notes
 
 
 def _domains(domains: dict[str, Any]) -> str:

@@ -210,7 +210,8 @@ def run_heading(run: dict[str, Any]) -> str:
 
 
 def _junit_suite_properties(config: pytest.Config, data: dict[str, Any]) -> None:
-    """Each run's score and fuel as `<testsuite>` properties of `--junitxml`, when it is written."""
+    """Each run's score (automated, and reviewed when it is), rating and fuel as `<testsuite>` properties
+    of `--junitxml`, when it is written."""
     from _pytest.junitxml import xml_key  # what the `record_testsuite_property` fixture uses
 
     xml = config.stash.get(xml_key, None)
@@ -220,6 +221,10 @@ def _junit_suite_properties(config: pytest.Config, data: dict[str, Any]) -> None
         suffix = "" if len(data["runs"]) == 1 else f"[{run['run']}]"
         if "score" in run:
             xml.add_global_property(f"tcab.score{suffix}", f"{run['score']['earned']:g}/{run['score']['available']:g}")
+        reviewed = (run.get("review") or {}).get("score")
+        if reviewed is not None:  # the review wing's figures, when a complete, current review exists
+            xml.add_global_property(f"tcab.reviewed_score{suffix}", f"{reviewed['earned']:g}/{reviewed['available']:g}")
+            xml.add_global_property(f"tcab.rating{suffix}", run["review"]["rating"])
         if run.get("performance", {}).get("total_fuel") is not None:
             xml.add_global_property(f"tcab.total_fuel{suffix}", run["performance"]["total_fuel"])
 

@@ -109,7 +109,8 @@ def item_key(item: dict[str, Any]) -> str:
 def automated_score(run: dict[str, Any]) -> float | None:
     """The automated part of a run's score, between 0 and 1; None when it has none.
 
-    A checklist run: the points its verdicts earned over the points available. A game
+    A checklist run: the points its verdicts earned over the points a validator decided (None
+    when none did: its score is all the reviewer's). A game
     definition's run: its requirements passed over those decided. A run with neither (a
     performance or asset run): its items passed over its items decided. A tournament ranks its
     entrants against each other, not against the case, so it has no score of its own.
@@ -117,8 +118,8 @@ def automated_score(run: dict[str, Any]) -> float | None:
     if "tournament" in run:
         return None
     score = run.get("score")
-    if isinstance(score, dict) and score.get("available"):
-        return round(float(score["earned"]) / float(score["available"]), 6)
+    if isinstance(score, dict):
+        return round(float(score["earned"]) / float(score["available"]), 6) if score.get("available") else None
     requirements = run.get("requirements")
     if isinstance(requirements, dict):
         value = requirements.get("score")

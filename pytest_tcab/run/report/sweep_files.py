@@ -242,7 +242,25 @@ class SweepWriter:
             earlier = folder / run_folder_name(row["run"])
             if earlier.is_dir() and earlier.resolve() != (self.out_dir / earlier.name).resolve():
                 shutil.copytree(earlier, self.out_dir / earlier.name, dirs_exist_ok=True)
-        return [{**row, "resumed": True} for row in rows]
+        return [{**self._assembled_again(row), "resumed": True} for row in rows]
+
+    def _assembled_again(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A carried run's row, with what plugins add to a run's results now (`pytest_tcab_run_results`:
+        the reviews written since it was graded, say); its folder is written again when that changed."""
+        path = self.out_dir / run_folder_name(row["run"]) / "results.json"
+        try:
+            own = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return row
+        runs = own.get("runs") if isinstance(own, dict) else None
+        if not isinstance(runs, list) or len(runs) != 1 or not isinstance(runs[0], dict):
+            return row
+        run = runs[0]
+        before = json.dumps(run, sort_keys=True)
+        self.config.hook.pytest_tcab_run_results(config=self.config, run=run)
+        if json.dumps(run, sort_keys=True) == before:
+            return row
+        return write_run(own, run, self.out_dir, self.config.getoption("tcab_report"))
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

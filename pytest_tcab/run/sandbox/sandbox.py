@@ -321,11 +321,13 @@ def _probe(config: pytest.Config) -> Sandbox | SandboxUnavailable:
 
 
 def hidden_places(config: pytest.Config) -> tuple[Path, ...]:
-    """The suite, the results folder, the home, the checkout and the run folders, resolved."""
+    """The suite, the results and reviews folders, the home, the checkout and the run folders, resolved."""
     from pytest_tcab.session import configured_root
 
     places: list[Path] = [Path.home(), config.invocation_params.dir, config.rootpath,
               Path(config.getoption("tcab_out") or ".tcab/results")]
+    if config.getoption("tcab_reviews", None):  # the operator's reviews: never a build's to read or write
+        places.append(Path(config.getoption("tcab_reviews")))
     root = configured_root(config)
     if root is not None:
         places.append(root)

@@ -150,7 +150,7 @@ def test_the_terminal_names_each_failure_and_the_score(gauge: Session) -> None:
         "  verdict throws: fail",
         "  verdict unbacked: fail",
         "  verdict unmet: left for the reviewer",
-        "  score: 3 of 11 points earned; 9 decided automatically (6 failed), 2 left for the reviewer",
+        "  score: 3 of 9 automated points earned (6 failed); 11 declared, 2 left for the reviewer",
         "  erratum bar-width on counts affects scoring: Bar width was never specified",
     ))
     assert "Traceback" not in gauge.result.stdout.str()
@@ -160,7 +160,8 @@ def test_the_score_counts_what_drivers_decided(gauge: Session) -> None:
     run = gauge.run()
     score = {key: value for key, value in run["score"].items() if key != "items"}
     assert score == {
-        "earned": 3.0, "available": 11.0, "decided_weight": 9.0, "failed_weight": 6.0, "pending_weight": 2.0,
+        "earned": 3.0, "available": 9.0, "declared": 11.0, "decided_weight": 9.0, "failed_weight": 6.0,
+        "pending_weight": 2.0,
         "automated": ["counts", "dial.zero", "doubles", "malformed", "offline", "slow", "still", "throws",
                       "unbacked"],
         "failed": ["doubles", "malformed", "slow", "still", "throws", "unbacked"],
@@ -293,15 +294,15 @@ def test_the_example_run_fails_only_its_broken_verdict(carom_base: Session) -> N
         "  verdict scoring.point: pass",
         "  verdict spin.moving: pass",
         "  verdict spin.stationary: fail",
-        "  score: 3 of 6 points earned; 4 decided automatically (1 failed), 2 left for the reviewer",
+        "  score: 3 of 4 automated points earned (1 failed); 6 declared, 2 left for the reviewer",
         "  erratum decay-timing on spin.decay affects scoring: Spin decay window is loosely worded",
     ))
 
 
 def test_the_example_run_scores_its_automated_points(carom_base: Session) -> None:
     score = carom_base.run()["score"]
-    assert (score["earned"], score["available"], score["decided_weight"], score["failed_weight"],
-            score["pending_weight"]) == (3.0, 6.0, 4.0, 1.0, 2.0)
+    assert (score["earned"], score["available"], score["declared"], score["decided_weight"], score["failed_weight"],
+            score["pending_weight"]) == (3.0, 4.0, 6.0, 4.0, 1.0, 2.0)
     assert (score["automated"], score["failed"], score["pending"], score["excluded"]) == (
         ["scoring.point", "spin.moving", "spin.stationary"], ["spin.stationary"], ["spin.decay", "scoring.display"],
         [])

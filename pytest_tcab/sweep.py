@@ -10,7 +10,12 @@ A row is flat, so it fits a data frame as it is: who produced the run (`model`, 
 each label as `label.<key>`), what it was graded against (`case`, `version`, `variant`,
 `engine`), how it ended (`status`, `score`, `duration_s`, each outcome count as `count.<word>`)
 and the figure its case is ranked by (`figure`, `value`, `unit`, `better`, and `fuel_state` for
-a performance run). Nothing here needs pandas unless a frame is asked for.
+a performance run), and what its reviewers decided (`review.score`, the reviewed score;
+`review.rating`, the worst of their overall ratings; `review.reviewed`, how many complete, current
+reviews count; `review.awaiting`, whether it still awaits one). Nothing here needs pandas unless a
+frame is asked for.
+
+    reviews = sweep.load_reviews(".tcab/results/sweep")    # one dict per review of every run
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Any
 
 from pytest_tcab.run.report.sweep import SWEEP_FILE
 
-__all__ = ["load", "load_items", "read_document"]
+__all__ = ["load", "load_items", "load_reviews", "read_document"]
 
 
 def read_document(path: str | Path) -> dict[str, Any]:
@@ -55,6 +60,24 @@ def load_items(path: str | Path, *, frame: bool = False) -> Any:
     return _frame(records) if frame else records
 
 
+def load_reviews(path: str | Path, *, frame: bool = False) -> Any:
+    """One flat dict per review of every run (`run`, `model`, `harness`, `case`, `reviewer`,
+    `complete`, `stale`, `overall`, each domain's tier as `rating.<domain>`, each verdict as
+    `verdict.<id>`: `pass` or `fail`, and `overrides`, the ids it overrode, comma-separated); with
+    `frame=True`, a pandas DataFrame of them."""
+    records = []
+    for row in read_document(path)["runs"]:
+        for review in (row.get("review") or {}).get("reviews") or []:
+            record = {"run": row["run"], "model": row.get("model"), "harness": row.get("harness"),
+                      "case": row.get("case"), **{key: review.get(key) for key in
+                                                  ("reviewer", "complete", "stale", "overall")}}
+            record.update({f"rating.{domain}": tier for domain, tier in sorted((review.get("ratings") or {}).items())})
+            record.update({f"verdict.{key}": verdict for key, verdict in sorted((review.get("verdicts") or {}).items())})
+            record["overrides"] = ",".join(review.get("overrides") or [])
+            records.append(record)
+    return _frame(records) if frame else records
+
+
 def run_record(row: dict[str, Any]) -> dict[str, Any]:
     """A sweep.json row made flat: its nested labels, counts and figure become columns."""
     figure = row.get("figure") or {}
@@ -66,6 +89,8 @@ def run_record(row: dict[str, Any]) -> dict[str, Any]:
         "figure": figure.get("name"), "value": figure.get("value"), "unit": figure.get("unit"),
         "better": figure.get("better"), "fuel_state": figure.get("state"),
     })
+    review = row.get("review") or {}
+    record.update({f"review.{key}": review.get(key) for key in ("score", "rating", "reviewed", "awaiting")})
     record.update({f"label.{key}": value for key, value in sorted((row.get("labels") or {}).items())})
     record.update({f"count.{word}": count for word, count in sorted((row.get("counts") or {}).items())})
     return record

@@ -7,6 +7,11 @@ Each run is a produced tree as it came (a copy of one of the example's runs, or 
 workspace as handed over) with a run.toml saying who produced it. They are written, not kept
 in the suite: twenty-four copies of four trees would be the same files twenty-four times.
 
+A few of its pong runs have reviews, the operator's files kept apart from the runs in
+`example-suite/reviews/<run name>/<reviewer>.md` (`REVIEWS`; scripts/example passes them with
+`--tcab-reviews`): two reviewers on some runs, so their agreement shows, one overriding a
+validator with a note, and one pong run left awaiting review.
+
     python3 scripts/example_sweep.py DEST [NAME ...]
 """
 
@@ -18,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SUITE = Path(__file__).resolve().parent.parent / "example-suite"
+REVIEWS = SUITE / "reviews"
 
 
 @dataclass(frozen=True)

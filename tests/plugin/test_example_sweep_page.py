@@ -18,14 +18,17 @@ import pytest
 from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
 from pytest_tcab.run.browser.discovery import find_chromium
 from pytest_tcab.run.report.index import write_index
+from scripts.example_sweep import REVIEWS
 from scripts.example_sweep import write_runs
 from tests.conftest import EXAMPLE_SUITE
 from tests.conftest import REPO
 
 # A few of the example sweep's runs, one of each kind it grades (kept few: CI time is shared):
-# the Carom catalog build with its flaw (check diffs and clips), an honest and a flawed
+# the Carom catalog build with its flaw (check diffs and clips) twice, once reviewed by two
+# reviewers (one overriding a validator) and once awaiting review, an honest and a flawed
 # end-to-end build under two harnesses, and the Rust workspace left as handed over (incorrect).
-SUBSET = ("pong-plain-loop-atlas-1", "e2e-plain-loop-atlas-1", "e2e-planner-birch-1", "bounce-planner-birch-1")
+SUBSET = ("pong-plain-loop-atlas-1", "pong-planner-birch-1", "e2e-plain-loop-atlas-1", "e2e-planner-birch-1",
+          "bounce-planner-birch-1")
 DEBIAN_CARGO = Path("/usr/bin/cargo")
 chromium = find_chromium(None)
 pytestmark = [
@@ -43,7 +46,7 @@ def example_sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
     env = {**os.environ, "PATH": f"{DEBIAN_CARGO.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", f"--tcab-suite={EXAMPLE_SUITE}",
-         *(f"--tcab-run={run}" for run in runs), f"--tcab-out={out}", "-q"],
+         *(f"--tcab-run={run}" for run in runs), f"--tcab-out={out}", f"--tcab-reviews={REVIEWS}", "-q"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert result.returncode == 1, result.stdout[-3000:] + result.stderr[-3000:]  # 1: the flaws, reported
     assert (out / "index.html").is_file()
@@ -122,15 +125,59 @@ def test_the_example_sweep_page_works_from_disk(offline_page: Any, example_sweep
     # A filter: reflected in the fragment, and the same view when the link is opened again.
     page.locator('select[data-filter="harness"]').select_option("planner")
     assert "harness=planner" in page.url
-    assert _visible_runs(page) == ["bounce-planner-birch-1", "e2e-planner-birch-1"]
+    assert _visible_runs(page) == ["bounce-planner-birch-1", "e2e-planner-birch-1", "pong-planner-birch-1"]
     assert page.locator('#leaderboard-table tbody tr[data-harness="plain-loop"]').first.is_hidden()
     assert e2e.locator('g.group-row[data-harness="plain-loop"]').is_hidden()  # the chart follows too
     assert e2e.locator('g.group-row[data-harness="planner"]').is_visible()
     page.goto(page.url)
     page.reload()
     page.wait_for_selector("html[data-ready]")
-    assert _visible_runs(page) == ["bounce-planner-birch-1", "e2e-planner-birch-1"]
+    assert _visible_runs(page) == ["bounce-planner-birch-1", "e2e-planner-birch-1", "pong-planner-birch-1"]
     assert page.locator('select[data-filter="harness"]').input_value() == "planner"
+
+
+def test_the_example_sweep_shows_its_reviews(offline_page: Any, example_sweep: Path) -> None:
+    """The reviews the example ships (example-suite/reviews/): in sweep.json, the reviewed run's
+    score and rating, the group awaiting review, ben's override of spin.moving and the two
+    reviewers' agreement; on the page, its section in Chromium."""
+    document = json.loads((example_sweep / "sweep.json").read_text(encoding="utf-8"))
+    rows = {row["run"]: row for row in document["runs"]}
+    reviewed, awaiting = rows["pong-plain-loop-atlas-1"]["review"], rows["pong-planner-birch-1"]["review"]
+    assert (reviewed["reviewed"], reviewed["rating"], reviewed["awaiting"]) == (2, "passable", False)
+    assert 0.0 < reviewed["score"] < 1.0
+    assert [(one["reviewer"], one["overall"], one["overrides"]) for one in reviewed["reviews"]] == [
+        ("ana", "great", []), ("ben", "passable", ["spin.moving"])]
+    assert (awaiting["score"], awaiting["awaiting"]) == (None, True)
+    cells = {(cell["harness"], cell["case"]): cell["review"] for cell in document["leaderboard"]}
+    assert (cells["plain-loop", "pong"]["n"], cells["plain-loop", "pong"]["of"]) == (1, 1)
+    assert cells["plain-loop", "pong"]["value"] == reviewed["score"]
+    assert cells["plain-loop", "pong"]["ratings"]["passable"] == 1 and cells["plain-loop", "pong"]["worst"] == "passable"
+    assert (cells["planner", "pong"]["n"], cells["planner", "pong"]["awaiting"]) == (0, 1)
+    reviews = document["reviews"]
+    assert (reviews["reviewers"], reviews["reviewed"], reviews["awaiting"]) == (["ana", "ben"], 1, 1)
+    (moving,) = [rate for rate in reviews["overrides"] if rate["verdict"] == "spin.moving"]
+    assert (moving["overrides"], moving["reviews"], moving["to_fail"], moving["share"]) == (1, 2, 1, 0.5)
+    assert reviews["overrides"][0] == moving  # the most overridden first
+    agreement = {(entry["what"], entry["id"]): entry for entry in reviews["agreement"]}
+    assert agreement["domain", "single-player"]["agreeing"] == 0 and agreement["domain", "single-player"]["runs"] == 1
+    assert agreement["verdict", "spin.decay"]["share"] == 1.0
+    assert agreement["verdict", "spin.stationary"]["kappa"] is None  # both kept the validator's fail
+    assert "same verdict (fail)" in agreement["verdict", "spin.stationary"]["kappa_note"]
+    page = offline_page
+    page.goto((example_sweep / "index.html").as_uri())
+    page.wait_for_selector("html[data-ready]")
+    section = page.locator("#reviews")
+    section.scroll_into_view_if_needed()
+    assert "1 runs reviewed, 1 awaiting review; reviewers: ana, ben." in section.inner_text()
+    groups = page.locator("#reviewed-table tbody tr")
+    assert groups.count() == 2
+    assert "1 of 1" in groups.first.inner_text() and "1 passable" in groups.first.inner_text()
+    assert groups.nth(1).locator("td").last.inner_text() == "1"  # planner / birch: awaiting review
+    assert page.locator("#overrides-table tbody tr").first.locator("code").inner_text() == "spin.moving"
+    assert "1 of 2" in page.locator("#overrides-table tbody tr").first.inner_text()
+    assert "ana & ben" in page.locator("#agreement-table").inner_text()
+    table = page.locator('#leaderboard-table tbody tr[data-harness="planner"][data-case="pong"]')
+    assert "1 awaiting review" in table.inner_text()  # beside the figure in the leaderboard too
 
 
 def _visible_runs(page: Any) -> list[str]:
@@ -192,3 +239,47 @@ def test_what_changed_shows_each_groups_figure_and_both_sides_media(offline_page
     assert images.count() == 2
     for index in range(2):
         page.wait_for_function("img => img.complete && img.naturalWidth === 40", arg=images.nth(index).element_handle())
+
+
+def test_the_reviews_section_renders_sorts_and_follows_the_filters(offline_page: Any, tmp_path: Path) -> None:
+    """The page's reviews section in Chromium, from a sweep with two reviewers on the same runs:
+    the reviewed scores beside the automated ones, the override table (most overridden first, and
+    sortable), the agreement table with kappa or its words, and the case filter hiding what is not
+    the chosen case's."""
+    from pytest_tcab.run.report.sweep_files import sweep_document
+    from tests.unit.test_reviewed import checklist_run
+    from tests.unit.test_reviewed import review
+    from tests.unit.test_reviewed import rows_of
+    from tests.unit.test_sweep_page import perf_run
+
+    page = offline_page
+    runs = [checklist_run("a1", [review("ana", value=0.9, rating="great", verdicts={"spin.decay": "pass"}),
+                                 review("ben", value=0.7, rating="scuffed", overrides={"spin.moving": "curves late"},
+                                        verdicts={"spin.decay": "fail"})]),
+            checklist_run("a2", [review("ana", value=0.6, rating="passable")]), checklist_run("a3"),
+            checklist_run("b1", [review("ana", value=1.0, rating="flawless")], harness="h2")]
+    rows = rows_of(*runs, perf_run("p1", [10, 20]))
+    write_index(sweep_document(rows, tool={}, media="all"), tmp_path)
+    page.goto((tmp_path / "index.html").as_uri())
+    page.wait_for_selector("html[data-ready]")
+    section = page.locator("#reviews")
+    assert section.is_visible()
+    assert "3 runs reviewed, 1 awaiting review; reviewers: ana, ben." in section.inner_text()
+    groups = page.locator("#reviewed-table tbody tr")
+    assert groups.count() == 2  # the pong groups; the performance case has no checklist to review
+    first = groups.first.inner_text()
+    assert "0.700 [0.600, 0.800]" in first and "2 of 3" in first and "1 passable, 1 scuffed" in first
+    overrides = page.locator("#overrides-table tbody tr")
+    assert overrides.first.locator("code").inner_text() == "spin.moving"
+    assert "1 of 4" in overrides.first.inner_text()
+    page.locator("#overrides-table thead th", has_text="verdict").click()  # sorted by verdict now
+    assert page.locator("#overrides-table tbody tr").first.locator("code").inner_text() == "scoring.point"
+    agreement = page.locator("#agreement-table tbody tr")
+    texts = [agreement.nth(i).inner_text() for i in range(agreement.count())]
+    assert any("spin.decay" in text and "0 of 1" in text for text in texts)
+    assert any("spin.stationary" in text and "undefined: both reviewers gave every run the same verdict" in text
+               for text in texts)
+    page.locator('select[data-filter="harness"]').select_option("h2")
+    assert groups.nth(0).is_hidden() and groups.nth(1).is_visible()
+    page.locator('select[data-filter="case"]').select_option("sum")
+    assert overrides.first.is_hidden() and agreement.first.is_hidden()

@@ -25,6 +25,7 @@ from pytest_tcab.run.report.page.markup import e
 from pytest_tcab.run.report.page.markup import group_attributes
 from pytest_tcab.run.report.page.markup import json_island
 from pytest_tcab.run.report.page.markup import media_url
+from pytest_tcab.run.report.page.reviews import reviews_section
 from pytest_tcab.run.report.page.verdicts import verdict_map
 from pytest_tcab.run.report.sweep import FUEL
 from pytest_tcab.run.report.sweep import OVER_CEILING
@@ -103,6 +104,7 @@ def render_index(sweep: dict[str, Any], out_dir: Path | None = None) -> str:
     counted = ", ".join(f"{count} {status}" for status, count in statuses.items() if count)
     title = f"Test Cabinet sweep: {len(rows)} runs"
     sections = [_leaderboard(board, rows), _verdicts(board, rows), _runs(rows, board)]
+    sections.insert(2, reviews_section(board, sweep.get("reviews")))  # what the reviewers decided (page/reviews.py)
     if sweep.get("compare"):
         sections.append(_compare(sweep["compare"], rows, out_dir))
     data = {"details": {row["run"]: _details(row, out_dir) for row in rows}}

@@ -28,6 +28,8 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
+from pytest_tcab.run.report.reviewed import cell_review
+from pytest_tcab.run.report.reviewed import review_aside
 from pytest_tcab.run.report.sweep import CORRECT
 from pytest_tcab.run.report.sweep import FUEL
 from pytest_tcab.run.report.sweep import GRADED
@@ -82,6 +84,7 @@ def _cell(harness: str, model: str, case: str, rows: list[dict[str, Any]]) -> di
         "pass_rate": pass_rate(scored),
         "duration": skewed_summary([float(row.get("duration_s") or 0.0) for row in scored],
                                    [row["run"] for row in scored], unit="s", better="lower"),
+        "review": cell_review(rows, bootstrap_interval),  # the reviewed score beside (run/report/reviewed.py)
     }
 
 
@@ -278,11 +281,12 @@ def beside_the_figure(cell: dict[str, Any]) -> list[str]:
     figure = cell.get("figure") or {}
     counts = [(figure.get("over_ceiling"), "over the ceiling"), (figure.get("incorrect"), "incorrect"),
               (cell["not_graded"], "not graded"), (cell["unscored"], "unscored")]
+    counts.append((cell.get("review", {}).get("awaiting"), "awaiting review"))  # run/report/reviewed.py
     return [f"{count} {what}" for count, what in counts if count]
 
 
 def _aside(cell: dict[str, Any]) -> str:
-    notes = beside_the_figure(cell)
+    notes = beside_the_figure(cell) + review_aside(cell)  # the reviewed score and ratings (run/report/reviewed.py)
     if cell["confounded"]:
         notes.append("confounded: mixes " + ", ".join(
             f"{part}s {'/'.join(cell[part])}" for part in cell["confounded"]))

@@ -36,6 +36,7 @@ from pytest_tcab.run.report.leaderboard import leaderboard
 from pytest_tcab.run.report.leaderboard import table_lines
 from pytest_tcab.run.report.progress import Progress
 from pytest_tcab.run.report.results import ResultsRecorder
+from pytest_tcab.run.report.reviewed import sweep_reviews
 from pytest_tcab.run.report.sweep import BAD_INPUT
 from pytest_tcab.run.report.sweep import GRADED
 from pytest_tcab.run.report.sweep import STATUSES
@@ -99,6 +100,7 @@ def sweep_document(rows: list[dict[str, Any]], *, tool: dict[str, str], media: s
         "judge_restarts": sum(int(row.get("judge_restarts", 0)) for row in ordered),
         "runs": ordered,
         "leaderboard": leaderboard(ordered),
+        "reviews": sweep_reviews(ordered),  # overrides and agreement (run/report/reviewed.py)
         **(extra or {}),
     }
 

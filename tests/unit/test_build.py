@@ -411,3 +411,46 @@ def test_a_vite_build_passes_under_the_default_cap(tmp_path: Path, work: Path, c
         pytest.skip(f"npm could not install vite@7 (no registry here?): {result.steps[0].tail(3)}")
     assert result.ok, result.message + "\n" + result.steps[-1].tail()
     assert result.output_dir is not None and (result.output_dir / "index.html").is_file()
+
+
+# -- process caps: the step's whole tree, however it forks ---------------------------------------
+
+PIDS = find_parent("pids")
+FORK_3000 = "for i in $(seq 3000); do sleep 3.{tag} & done; wait; mkdir -p dist && echo built > dist/index.html"
+"""The hostile build step of the issue: 3,000 processes before it builds."""
+DOUBLE_FORKS = "for i in $(seq 3000); do (setsid sleep 3.{tag} &) ; done; mkdir -p dist && echo built > dist/index.html"
+"""The same, each sleep double-forked out of the step's tree into a session of its own."""
+
+
+def _pids_capped(processes: int) -> Sandbox:
+    return Sandbox(shutil.which("bwrap"), "none", caps=Caps(DEFAULT_MEMORY, 60, CGROUPS, processes, "pids.max", PIDS))
+
+
+@pytest.mark.skipif(PIDS is None, reason="this host lets the grader make no pids cgroup (v2 pids.max or v1 pids)")
+@pytest.mark.parametrize("bomb", [FORK_3000, DOUBLE_FORKS], ids=["forks", "double-forks"])
+def test_a_step_that_forks_3000_processes_fails_naming_its_process_cap(tmp_path: Path, work: Path, bomb: str) -> None:
+    tag = abs(hash(tmp_path)) % 10**6
+    ours = f"tcab-{os.getpid()}-*"  # another xdist worker's builds make and remove cgroups of their own meanwhile
+    before = set(PIDS.path.glob(ours))  # type: ignore[union-attr]
+    started = time.monotonic()
+    result = build_static(_tree(tmp_path / "impl", {"a.txt": ""}), "", bomb.format(tag=tag), work, 60, _pids_capped(256))
+    assert not result.ok
+    assert result.message.startswith(f"build failed: `{bomb.format(tag=tag)}` reached its process cap of 256 (the "
+                                     "step's whole process tree, threads included, a cgroup's pids.max, "
+                                     "--tcab-build-processes): the kernel refused "), result.message
+    figures = result.steps[0].figures()
+    assert (figures["process_cap"], figures["process_cap_by"], figures["over_process_cap"]) == (256, "pids.max", True)
+    assert int(figures["forks_refused"]) > 0  # type: ignore[call-overload]
+    assert time.monotonic() - started < 30, "ended at its first refused fork, not at its timeout"
+    assert _gone(f"sleep 3.{tag}"), "every process it forked is gone with it"
+    assert set(PIDS.path.glob(ours)) == before  # type: ignore[union-attr]
+
+
+@pytest.mark.skipif(PIDS is None, reason="this host lets the grader make no pids cgroup (v2 pids.max or v1 pids)")
+def test_an_honest_step_under_its_process_cap_passes_and_says_which_cap(tmp_path: Path, work: Path) -> None:
+    result = build_static(_tree(tmp_path / "impl", {"a.txt": ""}), "",
+                          "for i in $(seq 20); do sleep 0.2 & done; wait; mkdir -p dist && echo built > dist/index.html",
+                          work, 60, _pids_capped(256))
+    assert result.ok, result.message
+    assert {key: result.steps[0].figures()[key] for key in ("process_cap_by", "over_process_cap", "forks_refused")} == {
+        "process_cap_by": "pids.max", "over_process_cap": False, "forks_refused": 0}

@@ -51,17 +51,35 @@ def runs(root: Path) -> dict[str, dict[str, object]]:
     return found
 
 
-@pytest.mark.parametrize("step", ["build", "typecheck"])
+NO_PIDS_CGROUP = """
+import pytest_tcab.run.sandbox.sandbox as sandbox
+
+_found = sandbox.find_parent
+sandbox.find_parent = lambda controller="memory": None if controller == "pids" else _found(controller)
+"""
+"""A conftest for the graded session: as on a host that gives the grader no pids cgroup."""
+
+
+def mechanism(fallback: bool) -> str:
+    if not fallback and find_parent("pids") is not None:
+        return "pids.max"
+    if os.geteuid() == 0:
+        return "RLIMIT_NPROC as nobody"
+    return "RLIMIT_NPROC"
+
+
+@pytest.mark.parametrize(("step", "fallback"), [("build", False), ("typecheck", False), ("build", True)],
+                         ids=["build", "typecheck", "build-without-pids-cgroup"])
 def test_a_step_that_forks_3000_processes_fails_alone_and_the_next_run_passes_as_alone(
-        pytester: pytest.Pytester, step: str) -> None:
-    by = "pids.max" if find_parent("pids") is not None else "RLIMIT_NPROC"
-    if by == "RLIMIT_NPROC" and os.geteuid() == 0:
-        pytest.skip("root without a pids cgroup: RLIMIT_NPROC does not bind root (docs/trust.md)")
+        pytester: pytest.Pytester, step: str, fallback: bool) -> None:
+    by = mechanism(fallback)
     alone = pytester.mkdir("alone")
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(alone)
         pytester.run(sys.executable, "-m", "pytest", *ARGS, *sweep(alone, None), timeout=300)
     shared = pytester.mkdir("shared")
+    if fallback:
+        (shared / "conftest.py").write_text(NO_PIDS_CGROUP)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(shared)
         done = pytester.run(sys.executable, "-m", "pytest", *ARGS, *sweep(shared, step), timeout=300)

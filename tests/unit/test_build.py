@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ import pytest
 from pytest_tcab.bounded import TEXT_LIMIT
 from pytest_tcab.run.sandbox.cgroup import find_parent
 from pytest_tcab.run.sandbox.sandbox import INNER_WORKDIR
+from pytest_tcab.run.sandbox.sandbox import STEP_UID
 from pytest_tcab.run.sandbox.sandbox import Caps
 from pytest_tcab.run.sandbox.sandbox import Sandbox
 from pytest_tcab.run.sandbox.sandbox import home_for
@@ -454,3 +457,36 @@ def test_an_honest_step_under_its_process_cap_passes_and_says_which_cap(tmp_path
     assert result.ok, result.message
     assert {key: result.steps[0].figures()[key] for key in ("process_cap_by", "over_process_cap", "forks_refused")} == {
         "process_cap_by": "pids.max", "over_process_cap": False, "forks_refused": 0}
+
+
+@pytest.fixture
+def passable(tmp_path: Path) -> Iterator[Path]:
+    """A build folder under /tmp that another user can pass through (pytest's own is 0700 root's)."""
+    folder = Path(tempfile.mkdtemp(prefix="tcab-passable-", dir="/tmp"))
+    folder.chmod(0o755)
+    (folder / "work").mkdir()
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="about a root grader (needs setpriv)")
+def test_a_root_grader_without_a_pids_cgroup_caps_processes_as_nobody(passable: Path) -> None:
+    """RLIMIT_NPROC binds no root process: the step runs as nobody, owning its copy and home."""
+    tag = abs(hash(passable)) % 10**6
+    sandbox = Sandbox(shutil.which("bwrap"), "none", caps=Caps(DEFAULT_MEMORY, 60, None, 64, "RLIMIT_NPROC as nobody"))
+    source = _tree(passable / "impl", {"index.html": "<p>game</p>"})
+    honest = build_static(source, "", "id -u > uid.txt; mkdir -p dist && cp index.html uid.txt dist/", passable / "work",
+                          60, sandbox)
+    assert honest.ok, honest.message
+    assert (honest.output_dir / "uid.txt").read_text().strip() == str(STEP_UID)  # type: ignore[union-attr]
+    started = time.monotonic()
+    bomb = build_static(source, "", FORK_3000.format(tag=tag), passable / "work", 60, sandbox)
+    assert bomb.message.startswith(f"build failed: `{FORK_3000.format(tag=tag)}` reached its process cap of 64 (the "
+                                   "processes and threads of the step's own user namespace, RLIMIT_NPROC, the step run "
+                                   "as an unprivileged user (root ignores RLIMIT_NPROC), --tcab-build-processes): it "
+                                   "printed `"), bomb.message
+    assert bomb.steps[0].figures()["over_process_cap"] is True
+    assert time.monotonic() - started < 30, "ended at its first refused fork, not at its timeout"
+    assert _gone(f"sleep 3.{tag}")

@@ -78,11 +78,18 @@ Never RLIMIT_AS: address space is not memory (V8 reserves about 10 GiB per wasm 
 PROCESS_SCOPES = {
     "pids.max": "the step's whole process tree, threads included, a cgroup's pids.max",
     "RLIMIT_NPROC": "the processes and threads of the step's own user namespace, RLIMIT_NPROC",
+    "RLIMIT_NPROC as nobody": ("the processes and threads of the step's own user namespace, RLIMIT_NPROC, the step "
+                               "run as an unprivileged user (root ignores RLIMIT_NPROC)"),
     "none": "not capped: no pids cgroup here, and RLIMIT_NPROC does not bind this step's user",
 }
 """What each way of capping processes bounds (`process_cap_by`). RLIMIT_NPROC is set inside the
 sandbox, after bwrap made its user namespace: the kernel counts it per user namespace, so it
-counts the step's processes only, not every process of the grader's user; root ignores it."""
+counts the step's processes only, not every process of the grader's user. Root (and
+CAP_SYS_RESOURCE) ignores it, so a root grader without a pids cgroup runs each step as
+:data:`STEP_UID`, owner of the build's copy and home, with bwrap making its namespace unprivileged."""
+
+STEP_UID = 65534
+"""Who a root grader's steps run as where only RLIMIT_NPROC can cap their processes: `nobody`."""
 
 NPROC_PREFIX = ["bash", "-c", 'ulimit -u "$0" && exec "$@"']
 """The first words inside the sandbox where RLIMIT_NPROC caps processes: the cap, then the step."""
@@ -126,7 +133,18 @@ class Caps:
 
     def inner(self) -> list[str]:
         """The first words of the step inside the sandbox: RLIMIT_NPROC's, where it is the process cap."""
-        return [*NPROC_PREFIX, str(self.processes)] if self.process_by == "RLIMIT_NPROC" else []
+        return [*NPROC_PREFIX, str(self.processes)] if self.process_by.startswith("RLIMIT_NPROC") else []
+
+    @property
+    def step_uid(self) -> int | None:
+        """The user a step runs as, when not the grader's own: :data:`STEP_UID` under `RLIMIT_NPROC as nobody`."""
+        return STEP_UID if self.process_by == "RLIMIT_NPROC as nobody" else None
+
+    def drop(self) -> list[str]:
+        """The prefix right before bwrap that makes the step :attr:`step_uid`, where it has one."""
+        if self.step_uid is None:
+            return []
+        return ["setpriv", f"--reuid={self.step_uid}", f"--regid={self.step_uid}", "--clear-groups", "--"]
 
     def _limits(self, data: bool) -> list[str]:
         """The command prefix that sets the rlimits and then runs the step (`prlimit`, else Python)."""
@@ -220,9 +238,11 @@ class Sandbox:
         home = home_for(workdir)
         home.mkdir(mode=0o700, exist_ok=True)
         inner_env = {**env, "HOME": INNER_HOME, "TMPDIR": "/tmp", "PATH": visible_path(env.get("PATH", ""))}
-        inner = self.caps.inner() if self.caps is not None else []
-        return [*caps, self.bwrap, *self._arguments(workdir, home, self.allows_network(step)), "--", *inner, *argv], \
-            inner_env
+        inner, drop = (self.caps.inner(), self.caps.drop()) if self.caps is not None else ([], [])
+        if self.caps is not None and self.caps.step_uid is not None:
+            hand_over(workdir, home, self.caps.step_uid)
+        return [*caps, *drop, self.bwrap, *self._arguments(workdir, home, self.allows_network(step)), "--", *inner,
+                *argv], inner_env
 
     def _arguments(self, workdir: Path, home: Path, network: bool) -> list[str]:
         args = ["--unshare-all", "--die-with-parent", "--new-session"]
@@ -234,6 +254,20 @@ class Sandbox:
                  "--bind", str(workdir), INNER_WORKDIR, "--bind", str(home), INNER_HOME,
                  "--chdir", INNER_WORKDIR]
         return args
+
+
+def hand_over(workdir: Path, home: Path, uid: int) -> None:
+    """Make the build's copy and home `uid`'s (once: later steps find them so), and its scratch
+    folder passable, so steps run as `uid` can write them and bwrap can bind them."""
+    for top in (workdir, home):
+        if top.lstat().st_uid == uid:
+            continue
+        os.chown(top, uid, uid)
+        for folder, dirs, files in os.walk(top):
+            for name in (*dirs, *files):
+                os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
+    parent = workdir.parent
+    parent.chmod(parent.stat().st_mode | 0o001)  # passable, not readable: its other entries stay unlisted
 
 
 def system_view(hidden: tuple[Path, ...]) -> list[str]:
@@ -302,13 +336,17 @@ def session_caps(config: pytest.Config) -> Caps:
 
 
 def _nproc_binds(config: pytest.Config) -> str:
-    """`RLIMIT_NPROC` where it caps a sandboxed step here, else `none`: proven by a step under a
-    cap of one process whose one fork must be refused (`timeout` exits 125 when it cannot fork).
-    Root and CAP_SYS_RESOURCE are exempt from it, so it never binds a root grader's steps."""
+    """`RLIMIT_NPROC` where it caps a sandboxed step here (`RLIMIT_NPROC as nobody` for a root
+    grader, whose steps it binds only when they run as another user), else `none`: proven by a
+    step under a cap of one process, made as a run's scratch folder is, whose one fork must be
+    refused (`timeout` exits 125 when it cannot fork)."""
     bwrap = shutil.which("bwrap")
     if config.getoption("tcab_no_sandbox") or bwrap is None or not sys.platform.startswith("linux"):
         return "none"
-    probe = Sandbox(bwrap, "none", caps=Caps(2**30, 10, processes=1, process_by="RLIMIT_NPROC"))
+    by = "RLIMIT_NPROC as nobody" if os.geteuid() == 0 else "RLIMIT_NPROC"
+    if by == "RLIMIT_NPROC as nobody" and shutil.which("setpriv") is None:
+        return "none"
+    probe = Sandbox(bwrap, "none", caps=Caps(2**30, 10, processes=1, process_by=by))
     with tempfile.TemporaryDirectory(prefix="tcab-probe-") as scratch:
         workdir = Path(scratch) / "build"
         workdir.mkdir()
@@ -317,7 +355,7 @@ def _nproc_binds(config: pytest.Config) -> str:
             done = subprocess.run(argv, check=False, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
         except (OSError, subprocess.TimeoutExpired):
             return "none"
-    return "RLIMIT_NPROC" if done.returncode == 125 else "none"
+    return by if done.returncode == 125 else "none"
 
 
 def described(config: pytest.Config) -> dict[str, str | bool | int]:

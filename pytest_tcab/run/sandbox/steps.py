@@ -100,7 +100,7 @@ class CommandResult:
         RLIMIT_NPROC, which keeps no count) it printed that a fork failed; None where nothing caps it."""
         if self.forks_refused is not None:
             return self.forks_refused > 0
-        if self.confinement.get("process_cap_by") == "RLIMIT_NPROC":
+        if str(self.confinement.get("process_cap_by")).startswith("RLIMIT_NPROC"):
             return FORK_REFUSED.search(self.output) is not None
         return None
 
@@ -135,8 +135,8 @@ def run_command(
     ``npm run build`` forks node, which forks esbuild. ``env`` replaces the environment entirely
     (:func:`build_environment` is the usual one). ``disk`` is the run's disk (`run.sandbox.disk`):
     its watchdog, where it has one, ends the step past the cap. A step whose pids cgroup refused
-    a fork is ended at once too: it has failed already, and a fork loop retrying against its cap
-    would otherwise hold the sweep until the step's timeout.
+    a fork (or, under RLIMIT_NPROC, that prints so) is ended at once too: it has failed already,
+    and a fork loop retrying against its cap would otherwise hold the sweep until its timeout.
     """
     start = time.monotonic()
     with sandbox.capped() as caps:
@@ -159,7 +159,9 @@ def run_command(
             fd = proc.stdout.fileno()
             selector.register(fd, selectors.EVENT_READ)
             try:
-                timed_out = not _read_until_exit(proc, fd, selector, output, start + timeout_s, stop)
+                timed_out = not _read_until_exit(proc, fd, selector, output, start + timeout_s, stop,
+                                                 FORK_REFUSED if sandbox.caps is not None and
+                                                 sandbox.caps.process_by.startswith("RLIMIT_NPROC") else None)
             finally:  # also on Ctrl-C: an interrupted run must not leave a build running
                 _end_group(proc, pgid)
             _drain(fd, selector, output, time.monotonic() + DRAIN_S)
@@ -191,9 +193,10 @@ def _read_until_exit(
     output: HeadTail,
     deadline: float,
     stop: Callable[[], bool] | None = None,
+    refused: re.Pattern[str] | None = None,
 ) -> bool:
-    """Collect output until the shell exits or `stop` says to end it (True), or the deadline
-    passes (False).
+    """Collect output until the shell exits, `stop` says to end it or a chunk of output says a
+    fork was `refused` (True), or the deadline passes (False).
 
     Exit is polled rather than inferred from EOF, because a background grandchild may hold the
     pipe open long after the shell is gone.
@@ -211,6 +214,8 @@ def _read_until_exit(
             chunk = os.read(fd, 65536)
             eof = not chunk
             output.add(chunk)
+            if refused is not None and refused.search(chunk.decode("utf-8", "replace")):
+                return True  # under RLIMIT_NPROC, which keeps no count: the step has reached its cap
     return True
 
 

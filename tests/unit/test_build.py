@@ -430,15 +430,19 @@ def _pids_capped(processes: int) -> Sandbox:
 
 
 @pytest.mark.skipif(PIDS is None, reason="this host lets the grader make no pids cgroup (v2 pids.max or v1 pids)")
-@pytest.mark.parametrize("bomb", [FORK_3000, DOUBLE_FORKS], ids=["forks", "double-forks"])
-def test_a_step_that_forks_3000_processes_fails_naming_its_process_cap(tmp_path: Path, work: Path, bomb: str) -> None:
+@pytest.mark.parametrize(("step", "bomb"), [("install", FORK_3000), ("build", FORK_3000), ("build", DOUBLE_FORKS)],
+                         ids=["install-forks", "build-forks", "build-double-forks"])
+def test_a_step_that_forks_3000_processes_fails_naming_its_process_cap(tmp_path: Path, work: Path, step: str,
+                                                                       bomb: str) -> None:
     tag = abs(hash(tmp_path)) % 10**6
     ours = f"tcab-{os.getpid()}-*"  # another xdist worker's builds make and remove cgroups of their own meanwhile
     before = set(PIDS.path.glob(ours))  # type: ignore[union-attr]
     started = time.monotonic()
-    result = build_static(_tree(tmp_path / "impl", {"a.txt": ""}), "", bomb.format(tag=tag), work, 60, _pids_capped(256))
-    assert not result.ok
-    assert result.message.startswith(f"build failed: `{bomb.format(tag=tag)}` reached its process cap of 256 (the "
+    steps = (bomb.format(tag=tag), "mkdir -p dist && echo built > dist/index.html")
+    result = build_static(_tree(tmp_path / "impl", {"a.txt": ""}), *(steps if step == "install" else ("", steps[0])),
+                          work, 60, _pids_capped(256))
+    assert not result.ok and len(result.steps) == 1, "the first step past its cap stops the build"
+    assert result.message.startswith(f"{step} failed: `{bomb.format(tag=tag)}` reached its process cap of 256 (the "
                                      "step's whole process tree, threads included, a cgroup's pids.max, "
                                      "--tcab-build-processes): the kernel refused "), result.message
     figures = result.steps[0].figures()

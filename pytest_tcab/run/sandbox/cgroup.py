@@ -38,7 +38,8 @@ class CgroupParent:
 
     path: Path
     version: int
-    """2 (unified: `memory.max`, `memory.events`, `pids.max`) or 1 (`memory.limit_in_bytes`, `memory.oom_control`, `pids.max`)."""
+    """2 (unified: `memory.max`, `memory.events`, `pids.max`) or 1 (`memory.limit_in_bytes`,
+    `memory.oom_control`, `pids.max`)."""
     controller: str = "memory"
     """`memory` or `pids`: what the steps' cgroups under it cap."""
 
@@ -84,12 +85,9 @@ class StepCgroup:
     controllers: dict[str, tuple[Path, int]]
     """Each controller's cgroup of the step and its version: `{"memory": (path, 1), "pids": (path, 1)}`."""
 
-    @property
-    def path(self) -> Path:
-        return self.paths[0]
-
     def argv(self) -> list[str]:
-        return ["/bin/sh", "-c", JOIN, "tcab-join", str(len(self.paths)), *(str(path / "cgroup.procs") for path in self.paths)]
+        procs = [str(path / "cgroup.procs") for path in self.paths]
+        return ["/bin/sh", "-c", JOIN, "tcab-join", str(len(procs)), *procs]
 
     def oom_kills(self) -> int:
         """How many of the step's processes the kernel killed for passing the memory cap."""

@@ -217,7 +217,7 @@ def make_disk(config: pytest.Config) -> RunDisk:
                     image = _mount(by, path, cap, image.stat().st_size + cap - usable + 2**20)
                     config.stash.setdefault(_image_key, {})[cap] = image.stat().st_size
             except OSError as exc:
-                if exc.errno == errno.ENOSPC or _free(path.parent) < full_margin(asked):  # the host's disk is out of room
+                if exc.errno == errno.ENOSPC or _free(path.parent) < full_margin(asked):  # the host's is out of room
                     shutil.rmtree(path, ignore_errors=True)
                     raise OSError(errno.ENOSPC, f"no room for a build disk in {path.parent} ({exc.strerror})") from exc
                 tried.add(by)

@@ -9,7 +9,8 @@ build, two checks in Chromium, a proof). It prints:
   aside) and the scratch disk (`tcab-*` under TMPDIR), sampled in `pytest_tcab_run_finished`
   once the run let go, at run 3 and at run RUNS, for `--tcab-media=all` and `none`. The sweep
   has RUNS + 1 runs: the last run's sample comes after the session's own teardown (its browser
-  gone), which would flatter the figure;
+  gone), which would flatter the figure. `runs' disk` is the scratch but Chromium's profile (the
+  session's browser's, which Chromium adds a 4 MiB metrics file to about 90 s after it starts);
 - the sweep's CPU (the session and every process it waited for) against one-run sessions:
   SINGLES of them are timed and their median times RUNS stands for the RUNS one-run sessions;
 - `-n 2` against serial, wall and CPU (`--tcab-media=none`).
@@ -62,9 +63,12 @@ def tree(root):
     return found
 
 
-def du(path):
+def du(path, profile=False):
+    """The bytes under `path`: all of them, or (`profile`) only those of Chromium's profile."""
     total = 0
     for folder, dirs, files in os.walk(path):
+        if profile and "/playwright_chromiumdev_profile-" not in folder + "/":
+            continue
         for name in files:
             try:
                 total += os.lstat(os.path.join(folder, name)).st_blocks * 512
@@ -90,8 +94,10 @@ def pytest_tcab_run_finished(config, run):
         rss += int(status["VmRSS"].split()[0]) * 1024
     scratch = Path(tempfile.gettempdir())
     disk = sum(du(path) for path in scratch.glob("tcab-*"))
+    profile = sum(du(path, profile=True) for path in scratch.glob("tcab-*"))
     with open(os.environ["TCAB_SAMPLES"], "a") as log:
-        log.write(json.dumps({{"run": run.label, "files": files, "threads": threads, "rss": rss, "disk": disk}}) + "\\n")
+        log.write(json.dumps({{"run": run.label, "files": files, "threads": threads, "rss": rss, "disk": disk,
+                              "runs' disk": disk - profile}}) + "\\n")
 '''
 
 
@@ -136,10 +142,10 @@ def held(samples: list[dict[str, int]], media: str) -> list[str]:
         return [f"media={media}: only {len(samples)} runs sampled"]
     third, last = samples[2], samples[-2]
     lines = []
-    for key, shown in (("files", str), ("threads", str), ("rss", mib), ("disk", mib)):
+    for key, shown in (("files", str), ("threads", str), ("rss", mib), ("disk", mib), ("runs' disk", mib)):
         a, b = third[key], last[key]
         growth = (b - a) / a if a else 0.0
-        lines.append(f"  media={media:<4} {key:<8} run 3 {shown(a):>10}   run {len(samples) - 1} {shown(b):>10}   "
+        lines.append(f"  media={media:<4} {key:<10} run 3 {shown(a):>10}   run {len(samples) - 1} {shown(b):>10}   "
                      f"{growth:+.1%}")
     return lines
 

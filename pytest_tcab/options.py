@@ -144,6 +144,19 @@ def parse_shard(text: str) -> tuple[int, int]:
     return int(index), int(count)
 
 
+BUILD_PROCESSES_OPTION = "--tcab-build-processes"
+MIN_BUILD_PROCESSES = 8
+"""Below this no step starts: bwrap's init, the shell and the command it runs are processes too."""
+
+
+def parse_processes(text: str) -> int:
+    """`--tcab-build-processes` as a whole number of at least :data:`MIN_BUILD_PROCESSES` (argparse `type`)."""
+    if not text.strip().isdigit() or int(text) < MIN_BUILD_PROCESSES:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes of at least {MIN_BUILD_PROCESSES}, "
+                                         "e.g. 512")
+    return int(text)
+
+
 def parse_milliseconds(text: str) -> float:
     """`--tcab-slowmo` as a non-negative number of milliseconds (argparse `type`)."""
     try:
@@ -196,6 +209,11 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(BUILD_DISK_OPTION, dest="tcab_build_disk", type=parse_size, default=4 * 2**30, metavar="SIZE",
                     help="disk cap of a run's build folder (its tree, home, node_modules and what its steps write), "
                          "e.g. 4GiB (default): a step that fills it fails its run, and it is removed with the run")
+    group.addoption(BUILD_PROCESSES_OPTION, dest="tcab_build_processes", type=parse_processes, default=512,
+                    metavar="N",
+                    help="process cap of each build and toolchain step, threads included (default 512): of its whole "
+                         "process tree where the host gives a pids cgroup, else of its sandbox's user namespace "
+                         "(RLIMIT_NPROC); a step that reaches it fails its run")
     group.addoption(PAGE_MEMORY_OPTION, dest="tcab_page_memory", type=parse_size, default=2**30, metavar="SIZE",
                     help="JavaScript heap cap of the pages of a build (default 1GiB); a page past it crashes, "
                          "which fails its items")

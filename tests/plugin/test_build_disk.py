@@ -12,6 +12,8 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from definition_suite import GAME
@@ -20,7 +22,10 @@ from test_definition_runs import PASSING_TYPECHECK
 from test_definition_runs import game_definition
 from test_definition_runs import write
 
+from pytest_tcab.run.sandbox import disk as disk_module
+from pytest_tcab.run.sandbox.disk import MIN_DISK_BYTES
 from pytest_tcab.run.sandbox.disk import RunDisk
+from pytest_tcab.run.sandbox.disk import make_disk
 from pytest_tcab.run.sandbox.sandbox import Sandbox
 from pytest_tcab.run.sandbox.steps import run_command
 
@@ -63,6 +68,10 @@ def sweep(root: Path, filler: bool) -> list[str]:
     return [f"--tcab-run={root / 'runs' / name}" for name in names]
 
 
+def _results(root: Path) -> dict[str, dict[str, Any]]:
+    return {run["run"]: run for run in json.loads((root / "out/results.json").read_text())["runs"]}
+
+
 def runs(root: Path) -> dict[str, dict[str, object]]:
     """Each run of the session's results.json: its status and its items' outcomes."""
     found = {}
@@ -92,16 +101,61 @@ def test_a_build_that_fills_its_disk_fails_alone_and_the_next_run_passes_as_alon
     assert not list(small_scratch.glob("tcab-run-*")), "what the filler wrote is gone"
 
 
-def test_a_cap_above_the_room_left_is_the_grading_machines_disk_not_the_runs(pytester: pytest.Pytester,
+def test_a_cap_above_the_room_left_is_lowered_to_it_and_the_filler_fails_alone(pytester: pytest.Pytester,
                                                                              small_scratch: Path) -> None:
-    """The filler stops when the machine's disk (the 256 MiB scratch) is full, under its 1 GiB
-    cap: not graded, not failed; what it wrote goes, and the next run passes."""
-    pytester.run(*_pytest(), *ARGS, "--tcab-build-disk=1GiB", *sweep(pytester.path, filler=True), timeout=300)
-    found = runs(pytester.path)
-    assert found["fill"]["not_graded"], found["fill"]
-    assert "the grading machine ran out of disk" in found["fill"]["not_graded"][0]
-    assert found["honest"]["not_graded"] == []
+    """The default 4 GiB cap on a 256 MiB scratch: the run is given what the scratch has (less the
+    grader's margin), so the filler fills its own disk and fails naming the cap it was given, never
+    "not graded"; what it wrote goes, and the next run passes as alone."""
+    alone = pytester.mkdir("alone")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(alone)
+        pytester.run(*_pytest(), *ARGS, *sweep(alone, filler=False), timeout=300)
+    shared = pytester.mkdir("shared")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(shared)
+        done = pytester.run(*_pytest(), *ARGS, *sweep(shared, filler=True), timeout=300)
+    found = runs(shared)
+    assert found["fill"]["not_graded"] == [], found["fill"]
+    assert found["fill"]["items"]["build"] == "failed", found["fill"]["items"]
+    done.stdout.fnmatch_lines([(f"*build failed: `*` went past its disk cap of 1?? MiB, lowered from 4096 MiB to the "
+                                f"room {small_scratch} had free at the run's start (it wrote 1?? MiB into its build "
+                                "folder, *; --tcab-build-disk)*"),
+                               "*disk cap: 1?? MiB, lowered from 4096 MiB (--tcab-build-disk) to the room the grading "
+                               "machine had free at the run's start"])
+    steps = next(item for item in _results(shared)["fill"]["items"] if item["id"] == "build")["steps"]
+    assert steps[-1]["disk_cap_asked"] == 4 * 2**30 and steps[-1]["disk_cap"] < 256 * 2**20 - MIN_DISK_BYTES
+    assert found["honest"] == runs(alone)["honest"]
     assert "failed" not in found["honest"]["items"].values(), found["honest"]
+    assert not list(small_scratch.glob("tcab-run-*")), "what the filler wrote is gone"
+
+
+@pytest.mark.parametrize("by", ["loop", "watchdog"])
+def test_runs_starting_at_once_share_the_room(small_scratch: Path, by: str) -> None:
+    """Two xdist workers' runs starting together: each counts the other's promise (an image's
+    unwritten part, a watchdog's unused cap), so both caps together fit the scratch with the
+    grader's margin left."""
+    config = SimpleNamespace(getoption=lambda name: 4 * 2**30, stash=pytest.Stash())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")
+        patch.setattr(tempfile, "tempdir", str(small_scratch))  # this process read TMPDIR long before
+        if by == "watchdog":
+            patch.setattr(disk_module, "_may_mount", lambda: False)  # as an ordinary user
+        disks = [make_disk(config), make_disk(config)]  # type: ignore[arg-type]
+    try:
+        assert [disk.by for disk in disks] == [by, by]
+        assert all(disk.asked == 4 * 2**30 and disk.cap >= MIN_DISK_BYTES for disk in disks), disks
+        taken = sum(disk.image.stat().st_size if disk.image is not None else disk.cap for disk in disks)
+        assert taken + MIN_DISK_BYTES <= 256 * 2**20, [disk.cap for disk in disks]
+        if by == "loop":  # each writes its disk full: neither runs the grading machine out of room
+            for disk in disks:
+                subprocess.run(["dd", "if=/dev/zero", f"of={disk.path / 'fill'}", "bs=1M", "status=none"], check=False,
+                               capture_output=True)
+            assert [disk.host_out_of_room() for disk in disks] == [None, None]
+            assert all(disk.past_cap() for disk in disks)
+    finally:
+        for disk in disks:
+            disk.release()
+    assert not list(small_scratch.glob("tcab-run-*")), "each took its promise with it"
 
 
 def test_the_grading_machines_own_disk_running_out_stays_not_graded(pytester: pytest.Pytester,

@@ -67,7 +67,7 @@ def test_a_build_that_allocates_without_end_fails_its_run_naming_the_cap(
     if by == "cgroup" and find_parent() is None:
         pytest.skip("this host lets the grader make no memory cgroup (cgroup v2 memory.max or v1 memory)")
     if by == "RLIMIT_DATA":
-        monkeypatch.setattr(sandbox, "find_parent", lambda: None)  # as on a host that gives no cgroup
+        monkeypatch.setattr(sandbox, "find_parent", lambda controller="memory": None)  # as on a host that gives no cgroup
     manifest = pytester.path / "suite/versions/v1.0.0/test-cases/game.toml"
     manifest.write_text(manifest.read_text().replace('build = "mkdir -p dist && cp index.html dist/"',
                                                      'build = "python3 grow.py"'))
@@ -89,13 +89,14 @@ def test_the_caps_reach_each_step(pytester: pytest.Pytester, runs: Path) -> None
         'build = "mkdir -p dist && cp index.html dist/"',
         'build = "mkdir -p dist && cp index.html dist/ && ulimit -v && ulimit -t"'))  # -v: never RLIMIT_AS
     pytester.runpytest(*ARGS, f"--tcab-run={runs / 'game'}", "--tcab-build-memory=512MiB", "--tcab-build-timeout=77",
-                       "--tcab-out=out")
+                       "--tcab-build-processes=300", "--tcab-out=out")
     items = json.loads((pytester.path / "out/results.json").read_text())["runs"][0]["items"]
     build = next(item for item in items if item["kind"] == "build")
     assert build["outcome"] == "passed"
     step = build["steps"][-1]
     assert step["output"].split() == ["unlimited", "77"]  # ulimit -t counts seconds
-    assert (step["memory_cap"], step["cpu_cap_s"]) == (512 * 2**20, 77)
+    assert (step["memory_cap"], step["cpu_cap_s"], step["process_cap"]) == (512 * 2**20, 77, 300)
+    assert step["process_cap_by"] in ("pids.max" if find_parent("pids") is not None else ("RLIMIT_NPROC", "none"))
     assert step["memory_cap_by"] == ("RLIMIT_DATA" if find_parent() is None else find_parent().limit_file)  # type: ignore[union-attr]
 
 

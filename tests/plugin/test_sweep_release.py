@@ -75,6 +75,66 @@ def test_a_finished_run_leaves_no_build_folder_and_no_server(pytester: pytest.Py
     assert not list(scratch.glob("tcab-*")), "and the session removed the rest"
 
 
+SCRATCH_OBSERVER = '''
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_tcab_run_finished(config, run):
+    yield
+    scratch = Path(tempfile.gettempdir())
+    files = {}
+    for top in scratch.glob("tcab-*"):
+        for folder, dirs, names in os.walk(top):
+            for name in names:
+                path = os.path.join(folder, name)
+                try:
+                    files[os.path.relpath(path, scratch)] = os.lstat(path).st_blocks * 512
+                except OSError:
+                    pass
+    with open(os.environ["TCAB_RELEASE_LOG"], "a") as log:
+        log.write(json.dumps({"run": run.label, "files": files}) + "\\n")
+'''
+
+CHROMIUM_PROFILE = "/playwright_chromiumdev_profile-"
+"""The session's browser's profile (Playwright's, in the session's scratch): Chromium's, not a run's."""
+CHROMIUM_ONCE = 4 * 2**20 + 256 * 2**10
+"""What Chromium adds to its profile once a session, whatever the runs: its metrics file
+(`BrowserMetrics-spare.pma`, 4 MiB, made about 90 s after it starts), its extension cache's
+metadata and its databases' journals."""
+
+
+@pytest.mark.skipif(find_chromium(None) is None, reason=NO_BROWSER_REASON)
+@pytest.mark.browser
+def test_scratch_does_not_grow_from_run_to_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                               request: pytest.FixtureRequest) -> None:
+    runs = write_sweep_suite(pytester.path)
+    names = [f"good-{index}" for index in range(5)]
+    for name in names:
+        shutil.copytree(runs / "good", runs / name)
+    scratch = Path(tempfile.mkdtemp(prefix="grow-", dir="/tmp"))  # short: Chromium's sockets live under it
+    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
+    log = pytester.path / "scratch.jsonl"
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setenv("TCAB_RELEASE_LOG", str(log))
+    pytester.makeconftest(SCRATCH_OBSERVER)
+    result = pytester.runpytest_subprocess(*ARGS, *(f"--tcab-run={runs / name}" for name in names), "--tcab-out=out")
+    result.assert_outcomes(passed=15, skipped=5)
+    seen = [json.loads(line)["files"] for line in log.read_text().splitlines()]
+    # The last run's sample comes after the session's teardown (its browser gone): runs 2 and 4.
+    second, fourth = ({path: size for path, size in files.items() if CHROMIUM_PROFILE not in path}
+                      for files in (seen[1], seen[3]))
+    assert fourth == second, "a finished run leaves nothing behind, not a byte"
+    profile = [sum(size for path, size in files.items() if CHROMIUM_PROFILE in path) for files in (seen[1], seen[3])]
+    assert profile[1] - profile[0] <= CHROMIUM_ONCE, f"Chromium's profile grew by {profile[1] - profile[0]} bytes"
+    assert seen[-1] == {}, "and the session removed it all"
+
+
 PAGE_ENDINGS = {
     "closes": "setTimeout(() => window.close(), 50);",
     "navigates": "setTimeout(() => { location.href = 'about:blank'; }, 50);",

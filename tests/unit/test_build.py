@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ import pytest
 from pytest_tcab.bounded import TEXT_LIMIT
 from pytest_tcab.run.sandbox.cgroup import find_parent
 from pytest_tcab.run.sandbox.sandbox import INNER_WORKDIR
+from pytest_tcab.run.sandbox.sandbox import STEP_UID
 from pytest_tcab.run.sandbox.sandbox import Caps
 from pytest_tcab.run.sandbox.sandbox import Sandbox
 from pytest_tcab.run.sandbox.sandbox import home_for
@@ -411,3 +414,83 @@ def test_a_vite_build_passes_under_the_default_cap(tmp_path: Path, work: Path, c
         pytest.skip(f"npm could not install vite@7 (no registry here?): {result.steps[0].tail(3)}")
     assert result.ok, result.message + "\n" + result.steps[-1].tail()
     assert result.output_dir is not None and (result.output_dir / "index.html").is_file()
+
+
+# -- process caps: the step's whole tree, however it forks ---------------------------------------
+
+PIDS = find_parent("pids")
+FORK_3000 = "for i in $(seq 3000); do sleep 3.{tag} & done; wait; mkdir -p dist && echo built > dist/index.html"
+"""The hostile build step of the issue: 3,000 processes before it builds."""
+DOUBLE_FORKS = "for i in $(seq 3000); do (setsid sleep 3.{tag} &) ; done; mkdir -p dist && echo built > dist/index.html"
+"""The same, each sleep double-forked out of the step's tree into a session of its own."""
+
+
+def _pids_capped(processes: int) -> Sandbox:
+    return Sandbox(shutil.which("bwrap"), "none", caps=Caps(DEFAULT_MEMORY, 60, CGROUPS, processes, "pids.max", PIDS))
+
+
+@pytest.mark.skipif(PIDS is None, reason="this host lets the grader make no pids cgroup (v2 pids.max or v1 pids)")
+@pytest.mark.parametrize(("step", "bomb"), [("install", FORK_3000), ("build", FORK_3000), ("build", DOUBLE_FORKS)],
+                         ids=["install-forks", "build-forks", "build-double-forks"])
+def test_a_step_that_forks_3000_processes_fails_naming_its_process_cap(tmp_path: Path, work: Path, step: str,
+                                                                       bomb: str) -> None:
+    tag = abs(hash(tmp_path)) % 10**6
+    ours = f"tcab-{os.getpid()}-*"  # another xdist worker's builds make and remove cgroups of their own meanwhile
+    before = set(PIDS.path.glob(ours))  # type: ignore[union-attr]
+    started = time.monotonic()
+    steps = (bomb.format(tag=tag), "mkdir -p dist && echo built > dist/index.html")
+    result = build_static(_tree(tmp_path / "impl", {"a.txt": ""}), *(steps if step == "install" else ("", steps[0])),
+                          work, 60, _pids_capped(256))
+    assert not result.ok and len(result.steps) == 1, "the first step past its cap stops the build"
+    assert result.message.startswith(f"{step} failed: `{bomb.format(tag=tag)}` reached its process cap of 256 (the "
+                                     "step's whole process tree, threads included, a cgroup's pids.max, "
+                                     "--tcab-build-processes): the kernel refused "), result.message
+    figures = result.steps[0].figures()
+    assert (figures["process_cap"], figures["process_cap_by"], figures["over_process_cap"]) == (256, "pids.max", True)
+    assert int(figures["forks_refused"]) > 0  # type: ignore[call-overload]
+    assert time.monotonic() - started < 30, "ended at its first refused fork, not at its timeout"
+    assert _gone(f"sleep 3.{tag}"), "every process it forked is gone with it"
+    assert set(PIDS.path.glob(ours)) == before  # type: ignore[union-attr]
+
+
+@pytest.mark.skipif(PIDS is None, reason="this host lets the grader make no pids cgroup (v2 pids.max or v1 pids)")
+def test_an_honest_step_under_its_process_cap_passes_and_says_which_cap(tmp_path: Path, work: Path) -> None:
+    result = build_static(_tree(tmp_path / "impl", {"a.txt": ""}), "",
+                          "for i in $(seq 20); do sleep 0.2 & done; wait; mkdir -p dist && echo built > dist/index.html",
+                          work, 60, _pids_capped(256))
+    assert result.ok, result.message
+    assert {key: result.steps[0].figures()[key] for key in ("process_cap_by", "over_process_cap", "forks_refused")} == {
+        "process_cap_by": "pids.max", "over_process_cap": False, "forks_refused": 0}
+
+
+@pytest.fixture
+def passable(tmp_path: Path) -> Iterator[Path]:
+    """A build folder under /tmp that another user can pass through (pytest's own is 0700 root's)."""
+    folder = Path(tempfile.mkdtemp(prefix="tcab-passable-", dir="/tmp"))
+    folder.chmod(0o755)
+    (folder / "work").mkdir()
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="about a root grader (needs setpriv)")
+def test_a_root_grader_without_a_pids_cgroup_caps_processes_as_nobody(passable: Path) -> None:
+    """RLIMIT_NPROC binds no root process: the step runs as nobody, owning its copy and home."""
+    tag = abs(hash(passable)) % 10**6
+    sandbox = Sandbox(shutil.which("bwrap"), "none", caps=Caps(DEFAULT_MEMORY, 60, None, 64, "RLIMIT_NPROC as nobody"))
+    source = _tree(passable / "impl", {"index.html": "<p>game</p>"})
+    honest = build_static(source, "", "id -u > uid.txt; mkdir -p dist && cp index.html uid.txt dist/", passable / "work",
+                          60, sandbox)
+    assert honest.ok, honest.message
+    assert (honest.output_dir / "uid.txt").read_text().strip() == str(STEP_UID)  # type: ignore[union-attr]
+    started = time.monotonic()
+    bomb = build_static(source, "", FORK_3000.format(tag=tag), passable / "work", 60, sandbox)
+    assert bomb.message.startswith(f"build failed: `{FORK_3000.format(tag=tag)}` reached its process cap of 64 (the "
+                                   "processes and threads of the step's own user namespace, RLIMIT_NPROC, the step run "
+                                   "as an unprivileged user (root ignores RLIMIT_NPROC), --tcab-build-processes): it "
+                                   "printed `"), bomb.message
+    assert bomb.steps[0].figures()["over_process_cap"] is True
+    assert time.monotonic() - started < 30, "ended at its first refused fork, not at its timeout"
+    assert _gone(f"sleep 3.{tag}")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from pytest_tcab.run.sandbox.sandbox import DEFAULT_PATH
+from pytest_tcab.run.sandbox.sandbox import Caps
 from pytest_tcab.run.sandbox.sandbox import Sandbox
 from pytest_tcab.run.sandbox.sandbox import home_for
 from pytest_tcab.run.sandbox.sandbox import visible_path
@@ -117,3 +118,49 @@ def test_an_ordinary_user_gets_the_same_sandbox(unprivileged: tuple[str, Path]) 
     assert lines[-1] == "ok"
     assert (workdir / "made").is_file()
     assert subprocess.run(["pgrep", "-f", "sleep 1000.4242"], check=False, capture_output=True).returncode == 1
+
+
+FORKS = """
+import os, time
+started = refused = 0
+for _ in range(200):
+    try:
+        pid = os.fork()
+    except OSError:
+        refused += 1
+        continue
+    if pid == 0:
+        time.sleep(3)
+        os._exit(0)
+    started += 1
+print(started, refused)
+"""
+"""Forks 200 sleepers, each fork tried once: how many started and how many the kernel refused."""
+
+
+def test_rlimit_nproc_caps_an_ordinary_users_step_by_its_own_user_namespace(unprivileged: tuple[str, Path]) -> None:
+    """The fallback without a pids cgroup: set inside the sandbox, RLIMIT_NPROC counts the step's
+    own processes, not the 40 other processes of the same user outside it."""
+    setpriv, workdir = unprivileged
+    become = [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
+    outside = [subprocess.Popen([*become, "sleep", "30"]) for _ in range(40)]
+    try:
+        sandbox = Sandbox(BWRAP, "none", caps=Caps(2**30, 60, processes=32, process_by="RLIMIT_NPROC"))
+        argv, env = sandbox.wrap(["python3", "-c", FORKS], workdir, {"PATH": DEFAULT_PATH}, "build")
+        done = subprocess.run([*become, *argv], env=env, check=False, capture_output=True, text=True, timeout=60)
+        assert all(proc.poll() is None for proc in outside), "the user's processes outside are untouched"
+    finally:
+        for proc in outside:
+            proc.kill()
+            proc.wait()
+    started, refused = map(int, done.stdout.split())
+    assert 20 < started < 32 and refused == 200 - started, done.stdout  # bwrap's init and python count too
+
+
+def test_rlimit_nproc_does_not_bind_root(tmp_path: Path) -> None:
+    """Why a root grader needs the pids cgroup: the kernel lets root fork past RLIMIT_NPROC."""
+    if os.geteuid() != 0:
+        pytest.skip("about root")
+    sandbox = Sandbox(BWRAP, "none", caps=Caps(2**30, 60, processes=8, process_by="RLIMIT_NPROC"))
+    result = run_command(f"python3 -c '{FORKS}'", tmp_path, 60, sandbox=sandbox)
+    assert result.output.split() == ["200", "0"], result.output

@@ -284,7 +284,9 @@ def figure_lines(run: dict[str, Any]) -> list[str]:
     if restarts:
         lines.append(f"judge: restarted {restarts} time{'s' if restarts != 1 else ''} (it died under a script, "
                      "which then ran once more on a fresh page)")
-    return lines + summary_lines(run)
+    from pytest_tcab.run.sandbox.disk import lowered_lines
+
+    return lines + lowered_lines(run) + summary_lines(run)
 
 
 def summary_lines(run: dict[str, Any]) -> list[str]:

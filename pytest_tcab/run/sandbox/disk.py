@@ -15,19 +15,30 @@ a build. How the cap is held, best first (`disk_cap_by`, in each step's record):
   RLIMIT_FSIZE at the cap, and the folder is summed every :data:`POLL_S` while a step runs:
   past the cap the step's processes are ended. A writer can overshoot by what it writes
   between two polls (about a GiB at disk speed), which the fallback bounds but cannot refuse.
+
+A run's cap never promises more room than the grading machine has: at the run's start it is
+lowered to what the scratch filesystem has free, less what the other live runs there may still
+write (their images' unwritten part, their watchdog caps) and a margin for the grader's own files
+(:func:`room`), computed under a lock on the scratch folder so two xdist workers starting runs at
+once do not both count the same room. So a build that fills its disk fills its own, and fails;
+"not graded" stays for a machine out of room before the run wrote anything.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import os
 import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,6 +60,19 @@ POLL_S = 0.25
 _TOOL_PATH = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
 
 
+MIN_DISK_BYTES = 64 * 2**20
+"""The least room a run is started with: below it the grading machine is out of disk (not graded)."""
+IMAGE_OVERHEAD = 1 / 8
+"""What an ext4 image takes beyond the room its files get (inode tables, bitmaps, a MiB of slack),
+at most: 8% below 512 MiB (where mkfs gives an inode to every 4 KiB), 2% at 4 GiB."""
+
+
+def grader_margin(free: int) -> int:
+    """What a run's cap leaves free on the scratch filesystem for the grader's own files (its
+    reporter-side copies, the browser's profile, media before they move to --tcab-out)."""
+    return max(MIN_DISK_BYTES, free // 16)
+
+
 def full_margin(cap: int) -> int:
     """Free space under which a run's disk counts as full: a writer stopped by ENOSPC leaves
     less than a block of its last write, an honest build stays well clear of it."""
@@ -64,6 +88,8 @@ class RunDisk:
     by: str
     image: Path | None = None
     """The ext4 image behind a `loop` disk, a sibling of the folder."""
+    asked: int | None = None
+    """`--tcab-build-disk`, when `cap` is lower: what the grading machine had room for at the run's start."""
     _checked: float = field(default=0.0, repr=False)
 
     def used(self) -> int:
@@ -97,15 +123,22 @@ class RunDisk:
         return [found, f"--fsize={self.cap}", "--"]
 
     def record(self) -> dict[str, str | int]:
-        """What each step's record says of the disk it had."""
-        return {"disk_cap": self.cap, "disk_cap_by": self.by}
+        """What each step's record says of the disk it had (and, when the cap was lowered, what was asked)."""
+        return {"disk_cap": self.cap, "disk_cap_by": self.by,
+                **({"disk_cap_asked": self.asked} if self.asked is not None else {})}
+
+    def lowered(self) -> str:
+        """`, lowered from 4096 MiB to the room ... had free`, when it was, else ``."""
+        if self.asked is None:
+            return ""
+        return f", lowered from {size_text(self.asked)} to the room {self.path.parent} had free at the run's start"
 
     def past_cap(self) -> str | None:
         """`past its disk cap ...` when the run's disk is full, else None."""
         if not self.full():
             return None
-        return (f"past its disk cap of {size_text(self.cap)} (it wrote {size_text(self.used())} into its build folder, "
-                f"{MECHANISMS[self.by]}; {BUILD_DISK_OPTION})")
+        return (f"past its disk cap of {size_text(self.cap)}{self.lowered()} (it wrote {size_text(self.used())} into "
+                f"its build folder, {MECHANISMS[self.by]}; {BUILD_DISK_OPTION})")
 
     def host_out_of_room(self) -> str | None:
         """Why the grading machine's disk, not the run's, is out of room, else None: the
@@ -124,6 +157,19 @@ class RunDisk:
         shutil.rmtree(self.path, ignore_errors=True)
         if self.image is not None:
             self.image.unlink(missing_ok=True)
+        _reservation(self.path).unlink(missing_ok=True)
+
+
+def lowered_lines(run: dict[str, Any]) -> list[str]:
+    """The terminal's line for a run (results.json's) whose disk cap was lowered to the room the
+    grading machine had: its steps' records say so (`disk_cap_asked`)."""
+    for item in run["items"]:
+        for step in item.get("steps", [item]):
+            if "disk_cap_asked" in step:
+                return [f"disk cap: {size_text(int(step['disk_cap']))}, lowered from "
+                        f"{size_text(int(step['disk_cap_asked']))} ({BUILD_DISK_OPTION}) to the room the grading "
+                        "machine had free at the run's start"]
+    return []
 
 
 def tree_size(path: Path) -> int:
@@ -149,34 +195,107 @@ def tree_size(path: Path) -> int:
 
 def make_disk(config: pytest.Config) -> RunDisk:
     """A fresh scratch folder for one run on a disk of its own, by the best mechanism this host
-    allows. A mechanism that fails is not tried again in this session; the grading machine's
-    own disk running out (ENOSPC) is raised, as every other such failure is (not graded)."""
-    cap = int(config.getoption("tcab_build_disk"))
-    path = Path(tempfile.mkdtemp(prefix="tcab-run-"))
+    allows, its cap lowered to the room there is (:func:`room`). A mechanism that fails is not
+    tried again in this session; the grading machine's own disk running out (ENOSPC, or less
+    than :data:`MIN_DISK_BYTES` of room) is raised, as every other such failure is (not graded)."""
+    asked = int(config.getoption("tcab_build_disk"))
+    path = Path(tempfile.mkdtemp(prefix=f"tcab-run-{os.getpid()}-"))
     tried = config.stash.setdefault(_failed_key, set())
-    for by in ("loop", "tmpfs"):
-        if by in tried or not _may_mount():
+    with _locked(path.parent):
+        for by in ("loop", "tmpfs", "watchdog"):
+            if by != "watchdog" and (by in tried or not _may_mount()):
+                continue
+            try:
+                cap = _capped(asked, path, by)
+                if by == "watchdog":
+                    _reservation(path).write_text(str(cap))
+                    return RunDisk(path, cap, by, asked=asked if cap < asked else None)
+                image = _mount(by, path, cap, config.stash.get(_image_key, {}).get(cap, cap))
+                usable = _usable(path)
+                if image is not None and usable < cap:  # ext4 keeps its inode tables out of it: grow the image by them
+                    _unmount(path)
+                    image = _mount(by, path, cap, image.stat().st_size + cap - usable + 2**20)
+                    config.stash.setdefault(_image_key, {})[cap] = image.stat().st_size
+            except OSError as exc:
+                if exc.errno == errno.ENOSPC or _free(path.parent) < full_margin(asked):  # the host's is out of room
+                    shutil.rmtree(path, ignore_errors=True)
+                    raise OSError(errno.ENOSPC, f"no room for a build disk in {path.parent} ({exc.strerror})") from exc
+                tried.add(by)
+                continue
+            return RunDisk(path, cap, by, image, asked=asked if cap < asked else None)
+    raise AssertionError("the watchdog needs no mount")  # pragma: no cover
+
+
+def _capped(asked: int, path: Path, by: str) -> int:
+    """The cap a run of mechanism `by` gets: `asked`, or its share of the room there is when that
+    is less. A tmpfs is memory, not the scratch disk: its room is the memory cap's to bound."""
+    if by == "tmpfs":
+        return asked
+    left, live = room(path.parent, path)
+    # Runs that may still start beside this one (the other xdist workers') get their share too.
+    share = left // max(1, _workers() - live)
+    if by == "loop":
+        share = int((share - 2**20) / (1 + IMAGE_OVERHEAD))
+    if share < MIN_DISK_BYTES:
+        raise OSError(errno.ENOSPC, f"{size_text(max(share, 0))} of room for a run, less than it needs "
+                                    f"({size_text(MIN_DISK_BYTES)})")
+    return min(asked, share // 2**20 * 2**20)
+
+
+def room(scratch: Path, own: Path) -> tuple[int, int]:
+    """What new runs in `scratch` may write, and how many other live runs' disks are there: the
+    free space, less what each of those may still take (an image's unwritten part, a watchdog
+    cap's unused part) and the grader's margin (:func:`grader_margin`). Disks of a session no
+    longer running (killed) take no more than they hold already."""
+    free = _free(scratch)
+    promised = live = 0
+    for other in scratch.glob("tcab-run-*"):
+        if other == own or other.suffix or not _alive(other):
             continue
-        try:
-            image = _mount(by, path, cap, config.stash.get(_image_key, cap))
-            usable = _usable(path)
-            if image is not None and usable < cap:  # ext4 keeps its inode tables out of it: grow the image by them
-                _unmount(path)
-                image = _mount(by, path, cap, image.stat().st_size + cap - usable + 2**20)
-                config.stash[_image_key] = image.stat().st_size
-        except OSError as exc:
-            if exc.errno == errno.ENOSPC or _free(path.parent) < full_margin(cap):  # the host's disk is out of room
-                shutil.rmtree(path, ignore_errors=True)
-                raise OSError(errno.ENOSPC, f"no room for a build disk in {path.parent} ({exc.strerror})") from exc
-            tried.add(by)
-            continue
-        return RunDisk(path, cap, by, image)
-    return RunDisk(path, cap, "watchdog")
+        image, reserved = other.with_name(other.name + ".ext4"), _reservation(other)
+        with contextlib.suppress(OSError, ValueError):
+            if image.exists():
+                stat = image.stat()
+                promised += max(0, stat.st_size - stat.st_blocks * 512)
+                live += 1
+            elif reserved.exists():
+                promised += max(0, int(reserved.read_text()) - tree_size(other))
+                live += 1
+    return free - promised - grader_margin(free), live
+
+
+def _workers() -> int:
+    """How many sessions share this scratch folder's room at once: pytest-xdist's workers, else one."""
+    count = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")
+    return int(count) if count.isdigit() and int(count) > 0 else 1
+
+
+def _reservation(path: Path) -> Path:
+    """Where a watchdog disk writes its cap, for the runs that start beside it (an image says its own size)."""
+    return path.with_name(path.name + ".cap")
+
+
+def _alive(folder: Path) -> bool:
+    """Whether the session that made `folder` (`tcab-run-<its pid>-...`) still runs."""
+    pid = folder.name.split("-")[2]
+    return pid.isdigit() and Path(f"/proc/{pid}").exists()
+
+
+@contextlib.contextmanager
+def _locked(scratch: Path) -> Iterator[None]:
+    """Held while a run measures the room and takes its part, so two runs starting at once
+    (xdist workers) never count the same room: an flock on the scratch folder itself."""
+    fd = os.open(scratch, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 _failed_key = pytest.StashKey[set[str]]()
-_image_key = pytest.StashKey[int]()
-"""The size of image whose ext4 holds the whole cap for its files, once found."""
+_image_key = pytest.StashKey[dict[int, int]]()
+"""The size of image whose ext4 holds a whole cap for its files, by cap, once found."""
 
 
 def _free(path: Path) -> int:

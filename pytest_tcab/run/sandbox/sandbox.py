@@ -30,6 +30,7 @@ import pytest
 from pytest_tcab.errors import TcabError
 from pytest_tcab.run.sandbox.cgroup import CgroupParent
 from pytest_tcab.run.sandbox.cgroup import StepCgroup
+from pytest_tcab.run.sandbox.cgroup import create_step
 from pytest_tcab.run.sandbox.cgroup import find_parent
 from pytest_tcab.run.sandbox.disk import MECHANISMS
 from pytest_tcab.run.sandbox.disk import mechanism as disk_mechanism
@@ -74,16 +75,41 @@ MEMORY_SCOPES = {
 Never RLIMIT_AS: address space is not memory (V8 reserves about 10 GiB per wasm memory)."""
 
 
+PROCESS_SCOPES = {
+    "pids.max": "the step's whole process tree, threads included, a cgroup's pids.max",
+    "RLIMIT_NPROC": "the processes and threads of the step's own user namespace, RLIMIT_NPROC",
+    "RLIMIT_NPROC as nobody": ("the processes and threads of the step's own user namespace, RLIMIT_NPROC, the step "
+                               "run as an unprivileged user (root ignores RLIMIT_NPROC)"),
+    "none": "not capped: no pids cgroup here, and RLIMIT_NPROC does not bind this step's user",
+}
+"""What each way of capping processes bounds (`process_cap_by`). RLIMIT_NPROC is set inside the
+sandbox, after bwrap made its user namespace: the kernel counts it per user namespace, so it
+counts the step's processes only, not every process of the grader's user. Root (and
+CAP_SYS_RESOURCE) ignores it, so a root grader without a pids cgroup runs each step as
+:data:`STEP_UID`, owner of the build's copy and home, with bwrap making its namespace unprivileged."""
+
+STEP_UID = 65534
+"""Who a root grader's steps run as where only RLIMIT_NPROC can cap their processes: `nobody`."""
+
+NPROC_PREFIX = ["bash", "-c", 'ulimit -u "$0" && exec "$@"']
+"""The first words inside the sandbox where RLIMIT_NPROC caps processes: the cap, then the step."""
+
+
 @dataclass(frozen=True)
 class Caps:
-    """What one step may take of the grading machine: `memory_bytes` of memory and, for each of
-    its processes, `cpu_seconds` of CPU time (RLIMIT_CPU), so one build that allocates or spins
-    without end cannot take the whole sweep with it."""
+    """What one step may take of the grading machine: `memory_bytes` of memory, `processes`
+    processes and, for each of its processes, `cpu_seconds` of CPU time (RLIMIT_CPU), so one
+    build that allocates, forks or spins without end cannot take the whole sweep with it."""
 
     memory_bytes: int
     cpu_seconds: int
     cgroups: CgroupParent | None = None
     """Where each step gets a cgroup capping its whole process tree; None: RLIMIT_DATA per process."""
+    processes: int = 512
+    process_by: str = "none"
+    """The key of :data:`PROCESS_SCOPES` that applies."""
+    pids: CgroupParent | None = None
+    """Where each step gets a cgroup capping its processes (`pids.max`), when `process_by` says so."""
 
     @property
     def memory_by(self) -> str:
@@ -92,15 +118,33 @@ class Caps:
 
     @contextmanager
     def applied(self) -> Iterator[AppliedCaps]:
-        """The caps of one step: its command prefix, and after it whether it went over the memory cap."""
-        if self.cgroups is None:
+        """The caps of one step: its command prefix, and after it whether it went over the memory
+        or the process cap."""
+        limits = {**({self.cgroups: self.memory_bytes} if self.cgroups is not None else {}),
+                  **({self.pids: self.processes} if self.pids is not None else {})}
+        if not limits:
             yield AppliedCaps(self._limits(data=True), None)
             return
-        group = self.cgroups.create(self.memory_bytes)
+        group = create_step(limits)
         try:
-            yield AppliedCaps([*group.argv(), *self._limits(data=False)], group)
+            yield AppliedCaps([*group.argv(), *self._limits(data=self.cgroups is None)], group)
         finally:
             group.remove()
+
+    def inner(self) -> list[str]:
+        """The first words of the step inside the sandbox: RLIMIT_NPROC's, where it is the process cap."""
+        return [*NPROC_PREFIX, str(self.processes)] if self.process_by.startswith("RLIMIT_NPROC") else []
+
+    @property
+    def step_uid(self) -> int | None:
+        """The user a step runs as, when not the grader's own: :data:`STEP_UID` under `RLIMIT_NPROC as nobody`."""
+        return STEP_UID if self.process_by == "RLIMIT_NPROC as nobody" else None
+
+    def drop(self) -> list[str]:
+        """The prefix right before bwrap that makes the step :attr:`step_uid`, where it has one."""
+        if self.step_uid is None:
+            return []
+        return ["setpriv", f"--reuid={self.step_uid}", f"--regid={self.step_uid}", "--clear-groups", "--"]
 
     def _limits(self, data: bool) -> list[str]:
         """The command prefix that sets the rlimits and then runs the step (`prlimit`, else Python)."""
@@ -111,7 +155,8 @@ class Caps:
         return [sys.executable, "-c", _SET_LIMITS, memory, str(self.cpu_seconds)]
 
     def record(self) -> dict[str, str | int]:
-        return {"memory_cap": self.memory_bytes, "memory_cap_by": self.memory_by, "cpu_cap_s": self.cpu_seconds}
+        return {"memory_cap": self.memory_bytes, "memory_cap_by": self.memory_by, "cpu_cap_s": self.cpu_seconds,
+                "process_cap": self.processes, "process_cap_by": self.process_by}
 
 
 @dataclass(frozen=True)
@@ -123,7 +168,15 @@ class AppliedCaps:
 
     def over_memory(self) -> bool | None:
         """Whether the step's cgroup killed one of its processes for memory; None: no cgroup to ask."""
-        return None if self.group is None else self.group.oom_kills() > 0
+        if self.group is None or "memory" not in self.group.controllers:
+            return None
+        return self.group.oom_kills() > 0
+
+    def forks_refused(self) -> int | None:
+        """How many forks the step's pids cgroup refused; None: no pids cgroup to ask."""
+        if self.group is None or "pids" not in self.group.controllers:
+            return None
+        return self.group.forks_refused()
 
 
 _SET_LIMITS = ("import os, resource, sys; memory, cpu = sys.argv[1], int(sys.argv[2]); "
@@ -185,7 +238,11 @@ class Sandbox:
         home = home_for(workdir)
         home.mkdir(mode=0o700, exist_ok=True)
         inner_env = {**env, "HOME": INNER_HOME, "TMPDIR": "/tmp", "PATH": visible_path(env.get("PATH", ""))}
-        return [*caps, self.bwrap, *self._arguments(workdir, home, self.allows_network(step)), "--", *argv], inner_env
+        inner, drop = (self.caps.inner(), self.caps.drop()) if self.caps is not None else ([], [])
+        if self.caps is not None and self.caps.step_uid is not None:
+            hand_over(workdir, home, self.caps.step_uid)
+        return [*caps, *drop, self.bwrap, *self._arguments(workdir, home, self.allows_network(step)), "--", *inner,
+                *argv], inner_env
 
     def _arguments(self, workdir: Path, home: Path, network: bool) -> list[str]:
         args = ["--unshare-all", "--die-with-parent", "--new-session"]
@@ -197,6 +254,20 @@ class Sandbox:
                  "--bind", str(workdir), INNER_WORKDIR, "--bind", str(home), INNER_HOME,
                  "--chdir", INNER_WORKDIR]
         return args
+
+
+def hand_over(workdir: Path, home: Path, uid: int) -> None:
+    """Make the build's copy and home `uid`'s (once: later steps find them so), and its scratch
+    folder passable, so steps run as `uid` can write them and bwrap can bind them."""
+    for top in (workdir, home):
+        if top.lstat().st_uid == uid:
+            continue
+        os.chown(top, uid, uid)
+        for folder, dirs, files in os.walk(top):
+            for name in (*dirs, *files):
+                os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
+    parent = workdir.parent
+    parent.chmod(parent.stat().st_mode | 0o001)  # passable, not readable: its other entries stay unlisted
 
 
 def system_view(hidden: tuple[Path, ...]) -> list[str]:
@@ -256,9 +327,35 @@ _caps_key = pytest.StashKey[Caps]()
 def session_caps(config: pytest.Config) -> Caps:
     """The caps of this session's steps; where their memory cgroups go is probed once."""
     if _caps_key not in config.stash:
+        pids = find_parent("pids")
         config.stash[_caps_key] = Caps(int(config.getoption("tcab_build_memory")),
-                                       max(1, round(float(config.getoption("tcab_build_timeout")))), find_parent())
+                                       max(1, round(float(config.getoption("tcab_build_timeout")))), find_parent(),
+                                       int(config.getoption("tcab_build_processes")),
+                                       "pids.max" if pids is not None else _nproc_binds(config), pids)
     return config.stash[_caps_key]
+
+
+def _nproc_binds(config: pytest.Config) -> str:
+    """`RLIMIT_NPROC` where it caps a sandboxed step here (`RLIMIT_NPROC as nobody` for a root
+    grader, whose steps it binds only when they run as another user), else `none`: proven by a
+    step under a cap of one process, made as a run's scratch folder is, whose one fork must be
+    refused (`timeout` exits 125 when it cannot fork)."""
+    bwrap = shutil.which("bwrap")
+    if config.getoption("tcab_no_sandbox") or bwrap is None or not sys.platform.startswith("linux"):
+        return "none"
+    by = "RLIMIT_NPROC as nobody" if os.geteuid() == 0 else "RLIMIT_NPROC"
+    if by == "RLIMIT_NPROC as nobody" and shutil.which("setpriv") is None:
+        return "none"
+    probe = Sandbox(bwrap, "none", caps=Caps(2**30, 10, processes=1, process_by=by))
+    with tempfile.TemporaryDirectory(prefix="tcab-probe-") as scratch:
+        workdir = Path(scratch) / "build"
+        workdir.mkdir()
+        argv, env = probe.wrap(["timeout", "5", "true"], workdir, {"PATH": DEFAULT_PATH}, "build")
+        try:
+            done = subprocess.run(argv, check=False, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            return "none"
+    return by if done.returncode == 125 else "none"
 
 
 def described(config: pytest.Config) -> dict[str, str | bool | int]:
@@ -284,6 +381,8 @@ def summary_line(sandbox: dict[str, str | bool | int]) -> str:
         memory = f"; memory cap: {size_text(int(sandbox['memory_cap']))}, {MEMORY_SCOPES[str(sandbox['memory_cap_by'])]}"
     if "disk_cap_by" in sandbox:
         memory += f"; disk cap: {size_text(int(sandbox['disk_cap']))} a run, {MECHANISMS[str(sandbox['disk_cap_by'])]}"
+    if "process_cap_by" in sandbox:
+        memory += f"; process cap: {sandbox['process_cap']}, {PROCESS_SCOPES[str(sandbox['process_cap_by'])]}"
     if not sandbox["sandboxed"]:
         return f"NOT SANDBOXED: {sandbox['reason']}{memory}"
     if "unavailable" in sandbox:

@@ -21,7 +21,10 @@ from pathlib import Path
 from pytest_tcab.bounded import HeadTail
 from pytest_tcab.bounded import bound
 from pytest_tcab.run.sandbox.disk import RunDisk
+from pytest_tcab.options import BUILD_PROCESSES_OPTION
 from pytest_tcab.run.sandbox.sandbox import MEMORY_SCOPES
+from pytest_tcab.run.sandbox.sandbox import AppliedCaps
+from pytest_tcab.run.sandbox.sandbox import PROCESS_SCOPES
 from pytest_tcab.run.sandbox.sandbox import Sandbox
 from pytest_tcab.run.media import size_text
 
@@ -75,6 +78,8 @@ class CommandResult:
     """What the step had, as results.json records it: `{"sandbox": "bwrap", "network": False}`."""
     over_memory_cap: bool | None = None
     """Whether the step's cgroup killed a process of it for memory; None without a cgroup to ask."""
+    forks_refused: int | None = None
+    """How many forks the step's pids cgroup refused at its process cap; None without one to ask."""
 
     @property
     def ok(self) -> bool:
@@ -85,7 +90,19 @@ class CommandResult:
         """The step as results.json records it: command, ending, time, output tail, sandbox."""
         return {"command": self.command, "returncode": self.returncode, "timed_out": self.timed_out,
                 "duration_s": round(self.duration_s, 3), "output": self.tail(200), **self.confinement,
-                **({} if self.over_memory_cap is None else {"over_memory_cap": self.over_memory_cap})}
+                **({} if self.over_memory_cap is None else {"over_memory_cap": self.over_memory_cap}),
+                **({} if self.over_process_cap is None else {"over_process_cap": self.over_process_cap}),
+                **({} if self.forks_refused is None else {"forks_refused": self.forks_refused})}
+
+    @property
+    def over_process_cap(self) -> bool | None:
+        """Whether the step reached its process cap: its pids cgroup refused a fork, or (under
+        RLIMIT_NPROC, which keeps no count) it printed that a fork failed; None where nothing caps it."""
+        if self.forks_refused is not None:
+            return self.forks_refused > 0
+        if str(self.confinement.get("process_cap_by")).startswith("RLIMIT_NPROC"):
+            return FORK_REFUSED.search(self.output) is not None
+        return None
 
     def tail(self, lines: int = 40) -> str:
         """The last ``lines`` lines of output, bounded: where build tools print the reason they failed."""
@@ -117,11 +134,13 @@ def run_command(
     when it ends, detached or not. The group, not just the shell, is what gets killed on timeout:
     ``npm run build`` forks node, which forks esbuild. ``env`` replaces the environment entirely
     (:func:`build_environment` is the usual one). ``disk`` is the run's disk (`run.sandbox.disk`):
-    its watchdog, where it has one, ends the step past the cap.
+    its watchdog, where it has one, ends the step past the cap. A step whose pids cgroup refused
+    a fork (or, under RLIMIT_NPROC, that prints so) is ended at once too: it has failed already,
+    and a fork loop retrying against its cap would otherwise hold the sweep until its timeout.
     """
     start = time.monotonic()
-    stop = disk.over if disk is not None else None
     with sandbox.capped() as caps:
+        stop = _ended_by_caps(caps, disk)
         argv, full_env = sandbox.wrap(["bash", "-c", command], cwd, dict(os.environ if env is None else env), step,
                                       [*caps.argv, *(disk.argv() if disk is not None else [])])
         proc = subprocess.Popen(
@@ -140,11 +159,13 @@ def run_command(
             fd = proc.stdout.fileno()
             selector.register(fd, selectors.EVENT_READ)
             try:
-                timed_out = not _read_until_exit(proc, fd, selector, output, start + timeout_s, stop)
+                timed_out = not _read_until_exit(proc, fd, selector, output, start + timeout_s, stop,
+                                                 FORK_REFUSED if sandbox.caps is not None and
+                                                 sandbox.caps.process_by.startswith("RLIMIT_NPROC") else None)
             finally:  # also on Ctrl-C: an interrupted run must not leave a build running
                 _end_group(proc, pgid)
             _drain(fd, selector, output, time.monotonic() + DRAIN_S)
-        over_memory_cap = caps.over_memory()
+        over_memory_cap, forks_refused = caps.over_memory(), caps.forks_refused()
     return CommandResult(
         command=command,
         returncode=proc.returncode,
@@ -153,7 +174,16 @@ def run_command(
         duration_s=time.monotonic() - start,
         confinement={**sandbox.record(step), **(disk.record() if disk is not None else {})},
         over_memory_cap=over_memory_cap,
+        forks_refused=forks_refused,
     )
+
+
+def _ended_by_caps(caps: AppliedCaps, disk: RunDisk | None) -> Callable[[], bool] | None:
+    """What, polled while the step runs, says to end it now: its disk's watchdog, its pids cgroup."""
+    checks = [disk.over] if disk is not None else []
+    if caps.forks_refused() is not None:
+        checks.append(lambda: bool(caps.forks_refused()))
+    return (lambda: any(check() for check in checks)) if checks else None
 
 
 def _read_until_exit(
@@ -163,9 +193,10 @@ def _read_until_exit(
     output: HeadTail,
     deadline: float,
     stop: Callable[[], bool] | None = None,
+    refused: re.Pattern[str] | None = None,
 ) -> bool:
-    """Collect output until the shell exits or `stop` says to end it (True), or the deadline
-    passes (False).
+    """Collect output until the shell exits, `stop` says to end it or a chunk of output says a
+    fork was `refused` (True), or the deadline passes (False).
 
     Exit is polled rather than inferred from EOF, because a background grandchild may hold the
     pipe open long after the shell is gone.
@@ -183,6 +214,8 @@ def _read_until_exit(
             chunk = os.read(fd, 65536)
             eof = not chunk
             output.add(chunk)
+            if refused is not None and refused.search(chunk.decode("utf-8", "replace")):
+                return True  # under RLIMIT_NPROC, which keeps no count: the step has reached its cap
     return True
 
 
@@ -318,7 +351,7 @@ def build_static(
     stops the build, since a build after a failed install only adds noise to the report.
     The copy is left in place: the caller serves ``output_dir`` from it and removes it after.
     A step that fills ``disk`` (the run's, holding ``workdir_parent``) fails the build, even one
-    that exited 0 (see :func:`disk_failure`).
+    that exited 0, and so does one that reaches its process cap (see :func:`cap_failure`).
     """
     try:
         workdir = prepare_workdir(source, workdir_parent)
@@ -334,7 +367,7 @@ def build_static(
             continue
         result = run_command(command, workdir.path, timeout_s, env, sandbox=sandbox, step=label, disk=disk)
         steps.append(result)
-        failed = disk_failure(label, result, disk)
+        failed = cap_failure(label, result, disk)
         if failed is not None:
             message, not_graded = failed
             return BuildResult(ok=False, steps=tuple(steps), workdir=workdir.path, output_dir=None, message=message,
@@ -361,21 +394,38 @@ def build_static(
     )
 
 
-def disk_failure(label: str, result: CommandResult, disk: RunDisk | None) -> tuple[str, bool] | None:
-    """After a step: `(message, not graded)` when a disk ran out, else None.
+def cap_failure(label: str, result: CommandResult, disk: RunDisk | None) -> tuple[str, bool] | None:
+    """After a step: `(message, not graded)` when a disk ran out or the step reached its process
+    cap, else None.
 
     The grading machine's own disk out of room is not the run's doing (not graded), whatever
     the step wrote under its cap; the run's disk full is, even if the step exited 0: it wrote
-    until it was refused, and what it built after that is not what it meant to build."""
-    if disk is None:
-        return None
-    host = disk.host_out_of_room()
-    if host is not None:
-        return f"{label}: {host}", True
-    over = disk.past_cap()
-    if over is not None:
-        return f"{label} failed: `{result.command}` went {over}", False
+    until it was refused, and what it built after that is not what it meant to build. So is
+    the process cap reached: a fork was refused, and what ran after that is not what it meant."""
+    if disk is not None:
+        host = disk.host_out_of_room()
+        if host is not None:
+            return f"{label}: {host}", True
+        over = disk.past_cap()
+        if over is not None:
+            return f"{label} failed: `{result.command}` went {over}", False
+    if result.over_process_cap:
+        by = str(result.confinement["process_cap_by"])
+        if result.forks_refused:
+            said = f"the kernel refused {result.forks_refused} of its forks"
+        else:
+            match = FORK_REFUSED.search(result.output)
+            said = f"it printed `{match[0] if match else 'a refused fork'}`"
+        return (f"{label} failed: `{result.command}` reached its process cap of {result.confinement['process_cap']} "
+                f"({PROCESS_SCOPES[by]}, {BUILD_PROCESSES_OPTION}): {said}", False)
     return None
+
+
+FORK_REFUSED = re.compile(r"fork: (?:retry: )?Resource temporarily unavailable|Cannot fork|can't fork|"
+                          r"fork failed|fork system call failed|can't start new thread|pthread_create|spawn EAGAIN|"
+                          r"BlockingIOError: \[Errno 11\]", re.IGNORECASE)
+"""What a program prints when a fork or a thread start is refused (bash, dash, coreutils, Python, Node,
+glibc): under RLIMIT_NPROC, which keeps no count of refusals, the one sign a step reached its cap."""
 
 
 def find_output_dir(workdir: Path) -> tuple[Path | None, str]:

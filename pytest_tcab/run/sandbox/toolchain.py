@@ -24,12 +24,16 @@ from pytest_tcab.outcomes import skip_at_item
 from pytest_tcab.run.sandbox.sandbox import session_sandbox
 from pytest_tcab.run.sandbox.steps import _step_failure
 from pytest_tcab.run.sandbox.steps import build_environment
-from pytest_tcab.run.sandbox.steps import disk_failure
+from pytest_tcab.run.sandbox.steps import cap_failure
 from pytest_tcab.run.sandbox.steps import ending
 from pytest_tcab.run.sandbox.steps import run_command
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.item import RunItem
 from pytest_tcab.toml import line_in
+
+
+CAP_FIGURES = ("over_memory_cap", "over_process_cap", "forks_refused")
+"""What a step's record says of the caps it reached, beside the caps it had."""
 
 
 class ToolchainFailed(TcabError):
@@ -54,9 +58,10 @@ class ToolchainItem(RunItem):
         result = run_command(self.command, build.workdir, timeout, build_environment(),
                              sandbox=session_sandbox(self.config), step=self.key, disk=self.run.disk)
         self.record(returncode=result.returncode, timed_out=result.timed_out, duration_s=round(result.duration_s, 3),
-                    output=result.tail(200), **result.confinement)
-        failed = disk_failure(self.key, result, self.run.disk)
-        if failed is not None:  # a recorded step too: the disk it filled is the run's
+                    output=result.tail(200), **result.confinement,
+                    **{key: value for key, value in result.figures().items() if key in CAP_FIGURES})
+        failed = cap_failure(self.key, result, self.run.disk)
+        if failed is not None:  # a recorded step too: the disk it filled, the processes it forked are the run's
             self.run.drop_full_disk()
             raise NotGraded(failed[0]) if failed[1] else ToolchainFailed(failed[0])
         if result.ok:

@@ -36,7 +36,7 @@ from pytest_tcab.run.sandbox.sandbox import session_sandbox
 from pytest_tcab.run.sandbox.steps import CommandResult
 from pytest_tcab.run.sandbox.steps import _step_failure
 from pytest_tcab.run.sandbox.steps import build_environment
-from pytest_tcab.run.sandbox.steps import disk_failure
+from pytest_tcab.run.sandbox.steps import cap_failure
 from pytest_tcab.run.sandbox.steps import prepare_workdir
 from pytest_tcab.run.sandbox.steps import run_command
 from pytest_tcab.run.context import RunContext
@@ -104,7 +104,7 @@ def build_module(run: RunContext, build: PerfBuild, entry: str) -> ModuleBuild:
     for label, command in (("install", build.install), ("build", build.build)):
         result = run_command(command, workdir.path, timeout, env, sandbox=sandbox, step=label, disk=run.disk)
         steps.append(result)
-        failed = disk_failure(label, result, run.disk)
+        failed = cap_failure(label, result, run.disk)
         if failed is not None:
             if failed[1]:
                 raise NotGraded(failed[0])

@@ -11,6 +11,7 @@ report, since xdist ships a crash location as its three fields only.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -114,15 +115,27 @@ def is_plain(error: BaseException) -> bool:
 
 
 def item_failure(item: pytest.Item, error: BaseException) -> ReprExceptionInfo:
-    """A tcab error raised by `item`, at the item's own location."""
+    """A tcab error raised by `item`, at the item's own location; one declared in another file
+    than the item's (a run item's `[[check]]`) says that `file:line` in its text, which IDE
+    explorers show, since they open the item's own file."""
     lines_only = item.config.getoption("tbstyle") == "line"
+    location = item_location(item)
     if isinstance(error, ProblemsFound):
-        return problems_repr(error, item_location(item), lines_only=lines_only)
-    return failure_repr(str(error), item_location(item), lines_only=lines_only)
+        return problems_repr(error, location, lines_only=lines_only)
+    text = str(error)
+    path, line = location
+    if Path(os.path.realpath(path)) != Path(os.path.realpath(item.path)):
+        text = f"{text.rstrip()}\n(declared at {os.path.relpath(path, item.config.rootpath)}:{line or 1})"
+    return failure_repr(text, location, lines_only=lines_only)
 
 
 def item_location(item: pytest.Item) -> tuple[Path, int | None]:
-    """The file and 1-based line `item.reportinfo()` points at."""
+    """The file and 1-based line a failure of `item` is told at: the TOML table it is declared by
+    (`declared_at`, which may be another file than the one its id names), else its `reportinfo`."""
+    declared = getattr(item, "declared_at", None)
+    if callable(declared):
+        path, line = declared()
+        return Path(path), line or 1
     path, line, _ = item.reportinfo()
     return Path(path), (line or 0) + 1
 

@@ -85,11 +85,14 @@ def pytest_report_from_serializable(data: dict[str, Any]) -> Generator[None, Any
 
 
 def failure_repr(text: str, location: tuple[Path, int | None], *, summary: str | None = None,
-                 lines: list[str] | None = None, lines_only: bool = False) -> ReprExceptionInfo:
+                 lines: list[str] | None = None, lines_only: bool = False,
+                 written: str | None = None) -> ReprExceptionInfo:
     """`text` as the failure; `summary` (its first line) for `-rf`; `lines` (that line) under `--tb=line`.
 
     `lines_only`: the text is left out, for `--tb=line`, where pytest prints the whole failure
-    and then its crash lines; it stays readable as `full_text` (see `failure_text`).
+    and then its crash lines; it stays readable as `full_text` (see `failure_text`). `written`:
+    the failure as its error wrote it, when `text` adds to it (where it is declared): what
+    results keep (`full_text`).
     """
     summary = _headline(summary or (text.strip().splitlines() or ["failed"])[0])
     path, line = location
@@ -97,8 +100,8 @@ def failure_repr(text: str, location: tuple[Path, int | None], *, summary: str |
     entries = [] if lines_only else [ReprEntryNative([text.rstrip("\n") + "\n"])]
     traceback = ReprTraceback(entries, None, "native")
     info = ReprExceptionInfo(reprtraceback=traceback, reprcrash=crash)
-    if lines_only:
-        info.full_text = text  # type: ignore[attr-defined]
+    if lines_only or written is not None:
+        info.full_text = text if written is None else written  # type: ignore[attr-defined]
     return info
 
 
@@ -122,11 +125,12 @@ def item_failure(item: pytest.Item, error: BaseException) -> ReprExceptionInfo:
     location = item_location(item)
     if isinstance(error, ProblemsFound):
         return problems_repr(error, location, lines_only=lines_only)
-    text = str(error)
+    written = str(error)
     path, line = location
-    if Path(os.path.realpath(path)) != Path(os.path.realpath(item.path)):
-        text = f"{text.rstrip()}\n(declared at {os.path.relpath(path, item.config.rootpath)}:{line or 1})"
-    return failure_repr(text, location, lines_only=lines_only)
+    if os.path.realpath(path) == os.path.realpath(item.path):
+        return failure_repr(written, location, lines_only=lines_only)
+    text = f"{written.rstrip()}\n(declared at {os.path.relpath(path, item.config.rootpath)}:{line or 1})"
+    return failure_repr(text, location, lines_only=lines_only, written=written)
 
 
 def item_location(item: pytest.Item) -> tuple[Path, int | None]:

@@ -24,6 +24,7 @@ from pytest_tcab.errors import KeyPath
 from pytest_tcab.errors import Problem
 from pytest_tcab.errors import ProblemsFound
 from pytest_tcab.failures import item_failure
+from pytest_tcab.nodeids import OwnName
 from pytest_tcab.nodeids import match_saved_form
 from pytest_tcab.toml import line_in
 
@@ -52,7 +53,7 @@ def header(item: pytest.Item) -> str:
     return f"{label} {item.name}" if label else f"tcab: {item.name}"
 
 
-class ProblemsItem(pytest.Item):
+class ProblemsItem(OwnName, pytest.Item):
     """An item that passes when its rules find no problem, and lists every problem otherwise.
 
     Its location is what an author would open: the first problem found at collection, else

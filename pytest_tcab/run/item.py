@@ -17,6 +17,7 @@ from pytest_tcab.bounded import bound_tree
 from pytest_tcab.failures import is_plain
 from pytest_tcab.failures import item_failure
 from pytest_tcab.items import own_line
+from pytest_tcab.nodeids import OwnName
 from pytest_tcab.nodeids import match_saved_form
 from pytest_tcab.outcomes import NOT_GRADED_PROPERTY
 from pytest_tcab.outcomes import not_graded_reason
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from pytest_tcab.run.context import RunContext
 
 
-class RunItem(pytest.Item):
+class RunItem(OwnName, pytest.Item):
     """Base of run-mode items: each report carries the run's identity and the item's figures.
 
     Whole, as `report.tcab` (what results.json is built from; pytest-xdist ships it to the

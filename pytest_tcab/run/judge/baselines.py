@@ -21,6 +21,7 @@ from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import VerdictUnit
 from pytest_tcab.errors import TcabError
 from pytest_tcab.items import own_line
+from pytest_tcab.nodeids import OwnName
 from pytest_tcab.outcomes import skip_unless_strict
 from pytest_tcab.run.browser.item import BrowserFunction
 from pytest_tcab.run.browser.item import browser_test
@@ -50,7 +51,7 @@ class BaselineFailed(TcabError):
     """The reference implementation did not give the driver a passing drive: nothing is written."""
 
 
-class BaselineItem(BrowserFunction):
+class BaselineItem(OwnName, BrowserFunction):
     """`baseline[<variant>:<verdict>]`: one driver against its variant's reference implementation."""
 
     def __init__(self, *, run: RunContext, unit: VerdictUnit, location: tuple[Path, int | None] | None,

@@ -1,7 +1,8 @@
 """Author mode: each catalog manifest is a file of items, one per rule scope.
 
-`resolve[<variant>]` holds every rule of a variant's effective set, `errata` the rules of
-`errata.toml`, `slug` the suite-level identity rules; `tcab.toml::config` the suite's own
+`resolve[<variant>]` holds every rule of a variant's effective set, `slug` the suite-level
+identity rules, `errata.toml::errata` the rules of `errata.toml` (a collector of that file under
+the manifest, so the id names the file an explorer opens); `tcab.toml::config` the suite's own
 configuration; `<path>::layout` a file that looks like a case where no layout puts it. A
 failure prints each problem at its file and line, with no traceback.
 """
@@ -9,6 +10,8 @@ failure prints each problem at its file and line, with no traceback.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
@@ -19,6 +22,7 @@ from pytest_tcab.items import CaseFile
 from pytest_tcab.items import ProblemsItem
 from pytest_tcab.items import first_location
 from pytest_tcab.items import suite_key_location
+from pytest_tcab.layout import MANIFEST_FILE
 from pytest_tcab.layout import Misplaced
 from pytest_tcab.prompts import catalog_template_items
 from pytest_tcab.resolve.manifest import ERRATA_FILE
@@ -27,6 +31,9 @@ from pytest_tcab.seeding import catalog_seed_items
 from pytest_tcab.seeding import seed_key
 from pytest_tcab.session import experimental_allowed
 from pytest_tcab.session import suite_for
+
+if TYPE_CHECKING:
+    from pytest_tcab.suite import Suite
 
 REFERENCE_RUN_PREFIX = "reference-"
 """A case file's reference run of a variant is its collector `reference-<variant>`."""
@@ -39,7 +46,7 @@ class ManifestFile(CaseFile):
         suite = suite_for(self.config, self.path)
         resolution = suite.resolve(self.path)
         experimental = resolution.experimental
-        self.case_label = f"{resolution.slug or self.path.parent.parent.name}@{self.path.parent.name}"
+        self.case_label = case_label(suite, self.path)
         if self.config.stash.get(seed_key, None) is not None and resolution.clean and resolution.case is not None:
             yield from catalog_seed_items(self, suite, resolution.case, experimental)  # writing takes a clean case
             return
@@ -47,15 +54,13 @@ class ManifestFile(CaseFile):
             problems = resolution.problems_for(slug)
             yield ProblemsItem.from_parent(
                 self, name=f"resolve[{slug}]", check=lambda problems=problems: problems,
-                where=first_location(problems) or suite_key_location(suite, self.path, ("variants",), ("slug",)),
+                where=first_location(problems, self.path)
+                or suite_key_location(suite, self.path, ("variants",), ("slug",)),
                 experimental=experimental,
             )
         if resolution.errata is not None:
-            errata = resolution.errata
-            yield ProblemsItem.from_parent(
-                self, name="errata", check=lambda: errata,
-                where=first_location(errata) or (self.path.parent / ERRATA_FILE, 1), experimental=experimental,
-            )
+            errata = self.path.parent / ERRATA_FILE
+            yield errata_toml(self, errata, self.nodeid.rpartition("/")[0])
         yield ProblemsItem.from_parent(
             self, name="slug", check=lambda: slug_problems(suite, self.path),
             where=suite_key_location(suite, self.path, ("slug",)), experimental=experimental,
@@ -90,6 +95,47 @@ class ManifestFile(CaseFile):
             yield ReferenceRun.from_parent(self, name=f"{REFERENCE_RUN_PREFIX}{variant.slug}", run=run)
 
 
+def case_label(suite: Suite, manifest: Path) -> str:
+    """`<slug>@<version>` of the catalog manifest at `manifest`, what its failure headers start with."""
+    return f"{suite.resolve(manifest).slug or manifest.parent.parent.name}@{manifest.parent.name}"
+
+
+class ErrataToml(pytest.Collector):
+    """`errata.toml`: its one `errata` item, under the file an IDE opens for it.
+
+    A child of its manifest in a suite's collection (so `-k`, `-m` and the matrix see the case
+    around it), and collected by itself when named on the command line (`.../errata.toml::errata`);
+    its node id is the file's path either way, as pytest names a file (`errata_toml`).
+    """
+
+    case_label = ""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        manifest = self.path.parent / MANIFEST_FILE
+        suite = suite_for(self.config, manifest)
+        resolution = suite.resolve(manifest)
+        self.case_label = case_label(suite, manifest)
+        problems = resolution.errata or []
+        yield ProblemsItem.from_parent(self, name="errata", check=lambda: problems,
+                                       where=first_location(problems, self.path), experimental=resolution.experimental)
+
+
+def errata_collector(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """`errata.toml` named on the command line (an id under it): its collector, if it is a case's."""
+    from pytest_tcab.resolve.manifest import catalog_type
+
+    manifest = file_path.parent / MANIFEST_FILE
+    if file_path.name != ERRATA_FILE or not manifest.is_file() or catalog_type(manifest)[0] is None:
+        return None
+    return errata_toml(parent, file_path, parent.nodeid)
+
+
+def errata_toml(parent: pytest.Collector, path: Path, folder_nodeid: str) -> ErrataToml:
+    """The collector of `path`, named as pytest names a file in the folder whose id is `folder_nodeid`."""
+    nodeid = f"{folder_nodeid}/{path.name}" if folder_nodeid else path.name
+    return ErrataToml.from_parent(parent, name=path.name, path=path, nodeid=nodeid)
+
+
 class SuiteConfigFile(CaseFile):
     """`tcab.toml`: the suite's engines and package store."""
 
@@ -98,7 +144,7 @@ class SuiteConfigFile(CaseFile):
         self.case_label = self.path.name
         problems = suite.config_problems
         yield ProblemsItem.from_parent(self, name="config", check=lambda: problems,
-                                       where=first_location(problems))
+                                       where=first_location(problems, self.path))
 
 
 class MisplacedFile(CaseFile):

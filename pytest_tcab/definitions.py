@@ -43,7 +43,7 @@ class DefinitionFile(CaseFile):
             return
         problems = resolution.problems
         yield ProblemsItem.from_parent(self, name="resolve", check=lambda: problems,
-                                       where=first_location(problems), experimental=experimental)
+                                       where=first_location(problems, self.path), experimental=experimental)
         yield ProblemsItem.from_parent(self, name="slug", check=lambda: definition_slug_problems(suite, self.path),
                                        where=suite_key_location(suite, self.path, ("name",)), experimental=experimental)
         if resolution.case is not None:
@@ -61,7 +61,7 @@ class VersionTreeFile(CaseFile):
         self.case_label = f"{folder.name} {self.path.relative_to(folder).as_posix()}"
         problems = suite_for(self.config, self.path).version_tree(folder).file_problems(self.path)
         yield ProblemsItem.from_parent(self, name="resolve", check=lambda: problems,
-                                       where=first_location(problems))
+                                       where=first_location(problems, self.path))
 
 
 def collect_definition_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -11,6 +11,7 @@ report, since xdist ships a crash location as its three fields only.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -84,11 +85,14 @@ def pytest_report_from_serializable(data: dict[str, Any]) -> Generator[None, Any
 
 
 def failure_repr(text: str, location: tuple[Path, int | None], *, summary: str | None = None,
-                 lines: list[str] | None = None, lines_only: bool = False) -> ReprExceptionInfo:
+                 lines: list[str] | None = None, lines_only: bool = False,
+                 written: str | None = None) -> ReprExceptionInfo:
     """`text` as the failure; `summary` (its first line) for `-rf`; `lines` (that line) under `--tb=line`.
 
     `lines_only`: the text is left out, for `--tb=line`, where pytest prints the whole failure
-    and then its crash lines; it stays readable as `full_text` (see `failure_text`).
+    and then its crash lines; it stays readable as `full_text` (see `failure_text`). `written`:
+    the failure as its error wrote it, when `text` adds to it (where it is declared): what
+    results keep (`full_text`).
     """
     summary = _headline(summary or (text.strip().splitlines() or ["failed"])[0])
     path, line = location
@@ -96,8 +100,8 @@ def failure_repr(text: str, location: tuple[Path, int | None], *, summary: str |
     entries = [] if lines_only else [ReprEntryNative([text.rstrip("\n") + "\n"])]
     traceback = ReprTraceback(entries, None, "native")
     info = ReprExceptionInfo(reprtraceback=traceback, reprcrash=crash)
-    if lines_only:
-        info.full_text = text  # type: ignore[attr-defined]
+    if lines_only or written is not None:
+        info.full_text = text if written is None else written  # type: ignore[attr-defined]
     return info
 
 
@@ -114,15 +118,28 @@ def is_plain(error: BaseException) -> bool:
 
 
 def item_failure(item: pytest.Item, error: BaseException) -> ReprExceptionInfo:
-    """A tcab error raised by `item`, at the item's own location."""
+    """A tcab error raised by `item`, at the item's own location; one declared in another file
+    than the item's (a run item's `[[check]]`) says that `file:line` in its text, which IDE
+    explorers show, since they open the item's own file."""
     lines_only = item.config.getoption("tbstyle") == "line"
+    location = item_location(item)
     if isinstance(error, ProblemsFound):
-        return problems_repr(error, item_location(item), lines_only=lines_only)
-    return failure_repr(str(error), item_location(item), lines_only=lines_only)
+        return problems_repr(error, location, lines_only=lines_only)
+    written = str(error)
+    path, line = location
+    if os.path.realpath(path) == os.path.realpath(item.path):
+        return failure_repr(written, location, lines_only=lines_only)
+    text = f"{written.rstrip()}\n(declared at {os.path.relpath(path, item.config.rootpath)}:{line or 1})"
+    return failure_repr(text, location, lines_only=lines_only, written=written)
 
 
 def item_location(item: pytest.Item) -> tuple[Path, int | None]:
-    """The file and 1-based line `item.reportinfo()` points at."""
+    """The file and 1-based line a failure of `item` is told at: the TOML table it is declared by
+    (`declared_at`, which may be another file than the one its id names), else its `reportinfo`."""
+    declared = getattr(item, "declared_at", None)
+    if callable(declared):
+        path, line = declared()
+        return Path(path), line or 1
     path, line, _ = item.reportinfo()
     return Path(path), (line or 0) + 1
 

@@ -4,10 +4,15 @@ Resolve, errata, slug, config, template and seed items all live under a `CaseFil
 like `ProblemsItem`: each problem at its file and line, no traceback, under a header that names
 the case and version (`pong@v2.0.0 resolve[base]`) so a report over a whole catalog reads
 without the paths.
+
+An item's location is a line of its own file, the one its node id names (`item.path`): IDE
+explorers build a test's id from `item.path` and open that file at the location's line
+(`own_line`). A place in another file (a template, a variant file) is said in the failure text.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +24,7 @@ from pytest_tcab.errors import KeyPath
 from pytest_tcab.errors import Problem
 from pytest_tcab.errors import ProblemsFound
 from pytest_tcab.failures import item_failure
+from pytest_tcab.nodeids import OwnName
 from pytest_tcab.nodeids import match_saved_form
 from pytest_tcab.toml import line_in
 
@@ -47,7 +53,7 @@ def header(item: pytest.Item) -> str:
     return f"{label} {item.name}" if label else f"tcab: {item.name}"
 
 
-class ProblemsItem(pytest.Item):
+class ProblemsItem(OwnName, pytest.Item):
     """An item that passes when its rules find no problem, and lists every problem otherwise.
 
     Its location is what an author would open: the first problem found at collection, else
@@ -75,13 +81,25 @@ class ProblemsItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, int | None, str]:
         if callable(self._where):
             self._where = self._where()
-        path, line = self._where or (self.path, None)
-        return path, (line - 1) if line else 0, header(self)
+        return self.path, own_line(self, self._where), header(self)
 
 
-def first_location(problems: list[Problem]) -> Location | None:
-    """Where the first located problem is: where the item's location should lead."""
-    return next(((p.path, p.line) for p in problems if p.line), None)
+def same_file(a: Path, b: Path) -> bool:
+    return a == b or os.path.realpath(a) == os.path.realpath(b)
+
+
+def own_line(item: pytest.Item, where: Location | None, fallback: int | None = None) -> int:
+    """The 0-based line `reportinfo` gives: `where`'s when it is in the item's own file, else
+    `fallback` (a 1-based line of that file), else its top. Never a line of another file, which
+    an explorer would open in the item's file, past its end."""
+    if where is not None and where[1] and same_file(where[0], item.path):
+        return where[1] - 1
+    return fallback - 1 if fallback else 0
+
+
+def first_location(problems: list[Problem], path: Path) -> Location | None:
+    """Where the first problem located in `path` is: where an item of that file should lead."""
+    return next(((p.path, p.line) for p in problems if p.line and same_file(p.path, path)), None)
 
 
 def key_location(path: Path, *keys: KeyPath) -> Location:

@@ -7,10 +7,16 @@ equals the live one. Our items take the parsed form of their own id, as a parame
 id is built, so `str(id)` is unchanged and the comparison holds. Only a leaf may carry
 brackets: pytest splits a command-line id at its first `[`, so a collector named with one
 could never be selected by id.
+
+Ids are unique in a session: an IDE explorer keys its tree on them, and two items sharing one
+would run together and report once. A name a collector already gave an item (two variant files
+declaring one slug) is ranked: `resolve[base~2]`, `slug[2]` (a kind stays its name's head). Collection order is stable, so the rank is too,
+and the id selects that item again.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -26,3 +32,25 @@ def match_saved_form(item: pytest.Item) -> None:
     if NodeId is not None:
         node: Any = item
         node._id = NodeId.parse(item.nodeid)
+
+
+_names_key = pytest.StashKey["Counter[str]"]()
+
+
+def own_name(parent: pytest.Node, name: str) -> str:
+    """`name`, ranked when an item of `parent` already has it (`check[title~2]`, `slug[2]`)."""
+    taken = parent.stash.setdefault(_names_key, Counter())
+    taken[name] += 1
+    rank = taken[name]
+    if rank == 1:
+        return name
+    return f"{name[:-1]}~{rank}]" if name.endswith("]") else f"{name}[{rank}]"
+
+
+class OwnName:
+    """A tcab item's `from_parent`: its name made its own among its parent's (`own_name`)."""
+
+    @classmethod
+    def from_parent(cls, parent: pytest.Node, **kwargs: Any) -> Any:
+        kwargs["name"] = own_name(parent, kwargs["name"])
+        return super().from_parent(parent, **kwargs)  # type: ignore[misc]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import Any
 
 import pytest
 
@@ -290,7 +291,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     from pytest_tcab.author import ManifestFile
     from pytest_tcab.author import MisplacedFile
     from pytest_tcab.author import SuiteConfigFile
+    from pytest_tcab.author import errata_collector
     from pytest_tcab.definitions import collect_definition_file
+    from pytest_tcab.resolve.manifest import ERRATA_FILE
     from pytest_tcab.resolve.manifest import catalog_type
 
     wrongly_placed = misplaced(file_path, parent)
@@ -300,6 +303,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         return ManifestFile.from_parent(parent, path=file_path)
     if file_path.name == "tcab.toml":
         return SuiteConfigFile.from_parent(parent, path=file_path)
+    if file_path.name == ERRATA_FILE:  # reached only when named on the command line (an id under it)
+        return errata_collector(file_path, parent)
     return collect_definition_file(file_path, parent)
 
 
@@ -318,11 +323,17 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, p
 
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
     """The last item of a case file lets go of the case (`CaseFile.release_case`)."""
-    parent = item.parent
-    if nextitem is None or nextitem.parent is not parent:
-        release = getattr(parent, "release_case", None)
-        if release is not None:
-            release()
+    case_file = _case_file(item)
+    if case_file is not None and (nextitem is None or _case_file(nextitem) is not case_file):
+        case_file.release_case()
+
+
+def _case_file(item: pytest.Item) -> Any:
+    """The nearest collector above `item` that holds a case (its `errata.toml` is a collector of its own)."""
+    node = item.parent
+    while node is not None and not hasattr(node, "release_case"):
+        node = node.parent
+    return node
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -18,6 +18,7 @@ that declares engines, and plain `template[prompts/sprite.hbs]` for one that dec
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,18 +32,24 @@ from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import DefinitionCase
 from pytest_tcab.case import Variant
 from pytest_tcab.errors import Problem
+from pytest_tcab.items import Location
 from pytest_tcab.items import ProblemsItem
+from pytest_tcab.items import key_location
+from pytest_tcab.items import same_file
 from pytest_tcab.models.definition import CODE_TYPES
 from pytest_tcab.models.manifest import SpecEntry
 from pytest_tcab.models.manifest import humanize
 from pytest_tcab.models.suite import SuiteConfig
 from pytest_tcab.resolve.definition import NO_ENGINE
+from pytest_tcab.session import suite_for
 from pytest_tcab.template_shapes import ListOf
 from pytest_tcab.template_shapes import Shape
 from pytest_tcab.template_shapes import unknown_name
 from pytest_tcab.templates import StrictTemplate
 from pytest_tcab.templates import TemplateError
 from pytest_tcab.templates import compile_template
+from pytest_tcab.toml import TomlDocument
+from pytest_tcab.toml import load
 
 RUN_WORKSPACE = "/workspace"
 """The absolute in-container path of the run workspace, where DIR of a seed is mounted."""
@@ -191,12 +198,14 @@ def _relative(path: Path, folder: Path) -> str:
 class TemplateItem(ProblemsItem):
     """`template[<file>...]`: one template rendered strictly with one run's context.
 
-    It passes when the template renders, keeping the text as a report section (`-rP` shows
-    what the harness would be handed); it fails with the template's line and the variable.
+    It lives in the file that names its template, at the key naming it (`prompt = ...`, the
+    `[[spec]]` whose `source` it is): an explorer opens that file. It passes when the template
+    renders, keeping the text as a report section (`-rP` shows what the harness would be
+    handed); it fails with the template's own `file:line` and the variable.
     """
 
     def __init__(self, *, rendering: Rendering, **kwargs: Any) -> None:
-        super().__init__(check=self._render, path=rendering.template, where=(rendering.template, 1), **kwargs)
+        super().__init__(check=self._render, **kwargs)
         self.rendering = rendering
 
     def _render(self) -> list[Problem]:
@@ -211,20 +220,50 @@ class TemplateItem(ProblemsItem):
 def catalog_template_items(parent: pytest.Collector, case: CaseVersion,
                            experimental: bool) -> Iterator[TemplateItem]:
     """The prompt per variant, then each `.hbs` spec per variant that seeds it."""
+    located = reading(parent.config, case.manifest_path)
     renderings = [(variant.slug, catalog_prompt(case, variant)) for variant in case.variants]
     for spec in dict.fromkeys(spec for variant in case.variants for spec in variant.specs if spec.is_template):
         renderings.extend((variant.slug, catalog_spec(case, variant, spec))
                           for variant in case.variants if spec in variant.specs)
     for variant, rendering in renderings:
         yield TemplateItem.from_parent(parent, name=f"template[{rendering.name}#{variant}]", rendering=rendering,
+                                       where=lambda rendering=rendering: located(naming_line, case.manifest_path, rendering),
                                        experimental=experimental)
+
+
+def reading(config: pytest.Config, path: Path) -> Callable[..., Location]:
+    """Calls a locating function with the documents the suite of `path` already parsed."""
+    def located(locate: Callable[..., Location], *args: Any) -> Location:
+        with suite_for(config, path).reading():
+            return locate(*args)
+    return located
+
+
+def naming_line(manifest: Path, rendering: Rendering) -> Location:
+    """The key of `manifest` that names the template: `prompt`, or the `[[spec]]` whose `source`
+    it is (a spec a variant file adds: the `variants` key that names that file)."""
+    loaded = load(manifest)
+    data = loaded.data if isinstance(loaded, TomlDocument) else {}
+    if _names(manifest, data.get("prompt"), rendering.template):
+        return key_location(manifest, ("prompt",))
+    specs = data.get("spec")
+    for index, spec in enumerate(specs if isinstance(specs, list) else []):
+        if isinstance(spec, dict) and _names(manifest, spec.get("source"), rendering.template):
+            return key_location(manifest, ("spec", index, "source"))
+    return key_location(manifest, ("variants",), ("prompt",))
+
+
+def _names(manifest: Path, value: object, template: Path) -> bool:
+    return isinstance(value, str) and same_file(manifest.parent / value, template)
 
 
 def definition_template_items(parent: pytest.Collector, case: DefinitionCase, config: SuiteConfig,
                               experimental: bool) -> Iterator[TemplateItem]:
     """The prompt per engine of a code-producing definition; once for a type without engines."""
+    located = reading(parent.config, case.path)
     for engine in case.engines:
         rendering = definition_prompt(case, engine, config)
         suffix = f":{engine}" if case.case_type in CODE_TYPES else ""
         yield TemplateItem.from_parent(parent, name=f"template[{rendering.name}{suffix}]", rendering=rendering,
+                                       where=lambda: located(key_location, case.path, ("prompt",)),
                                        experimental=experimental)

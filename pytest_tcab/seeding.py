@@ -46,6 +46,7 @@ from pytest_tcab.items import header
 from pytest_tcab.items import key_location
 from pytest_tcab.layout import CONFIG_FILE
 from pytest_tcab.models.definition import CODE_TYPES
+from pytest_tcab.nodeids import OwnName
 from pytest_tcab.nodeids import match_saved_form
 from pytest_tcab.options import SEED_OPTION
 from pytest_tcab.outcomes import skip_unless_strict
@@ -433,7 +434,7 @@ def _find_target(suite: Suite, spec: RunSpec) -> tuple[Path, str, bool]:
     return found.case.manifest_path, found.variant.slug, found.experimental
 
 
-class SeedItem(pytest.Function):
+class SeedItem(OwnName, pytest.Function):
     """`seed[...]`: the seeding plan of one variant or engine; with `--tcab-seed`, written to DIR."""
 
     experimental = False

@@ -16,12 +16,15 @@ import pytest
 from pytest_tcab.bounded import bound_tree
 from pytest_tcab.failures import is_plain
 from pytest_tcab.failures import item_failure
+from pytest_tcab.items import own_line
+from pytest_tcab.nodeids import OwnName
 from pytest_tcab.nodeids import match_saved_form
 from pytest_tcab.outcomes import NOT_GRADED_PROPERTY
 from pytest_tcab.outcomes import not_graded_reason
 from pytest_tcab.run.versions import graded_by
 from pytest_tcab.run.versions import note_browser
 from pytest_tcab.toml import TomlDocument
+from pytest_tcab.toml import line_in
 from pytest_tcab.toml import load
 
 if TYPE_CHECKING:
@@ -30,7 +33,7 @@ if TYPE_CHECKING:
     from pytest_tcab.run.context import RunContext
 
 
-class RunItem(pytest.Item):
+class RunItem(OwnName, pytest.Item):
     """Base of run-mode items: each report carries the run's identity and the item's figures.
 
     Whole, as `report.tcab` (what results.json is built from; pytest-xdist ships it to the
@@ -73,9 +76,15 @@ class RunItem(pytest.Item):
             return item_failure(self, excinfo.value)
         return super().repr_failure(excinfo, style=style)
 
+    def declared_at(self) -> tuple[Path, int | None]:
+        """The TOML table the item is about (the manifest's `[[check]]`, a specification's
+        requirement): where its failures are told (`file:line` in their text)."""
+        return self._location or (self.run.case.manifest_path, None)
+
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        path, line = self._location or (self.run.case.manifest_path, None)
-        return path, (line - 1) if line else 0, f"tcab: {self.name}"
+        """A line of the file the item's id names: its table when that is the file (a run without
+        run.toml lives under its manifest), else `run.toml`'s line that names the case."""
+        return self.path, own_line(self, self.declared_at(), line_in(self.path, ("case",))), f"tcab: {self.name}"
 
 
 @pytest.hookimpl(wrapper=True)

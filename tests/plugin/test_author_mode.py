@@ -33,7 +33,7 @@ def test_node_ids_are_stable_and_readable(pytester: pytest.Pytester, minimal_sui
 def test_keyword_selection_and_errata_item(pytester: pytest.Pytester, minimal_suite: Path) -> None:
     (pytester.path / LEGACY / "errata.toml").write_text('[[erratum]]\nid = "e"\ntitle = "T"\nbody = "B"\n')
     result = pytester.runpytest("--tcab-suite=.", "-k", "errata", "-p", "no:cacheprovider", "-v")
-    result.stdout.fnmatch_lines(["*demo/v1.0.0/test-case.toml::errata PASSED*"])
+    result.stdout.fnmatch_lines(["*demo/v1.0.0/errata.toml::errata PASSED*"])
     result.assert_outcomes(passed=1, deselected=15)
 
 

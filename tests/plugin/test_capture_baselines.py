@@ -97,14 +97,15 @@ def test_one_item_per_variant_and_verdict_at_its_validation_table(pytester: pyte
     located = {}
     for item in items:
         if item.nodeid.startswith(f"{version}/test-case.toml::baseline["):
-            path, line, _ = item.reportinfo()
+            path, line = item.declared_at()
             located[item.nodeid.partition("::")[2]] = (Path(path).relative_to(pytester.path / version).as_posix(), line)
-    assert located == {  # 0-based lines of each `validation` table
-        "baseline[base:spin.stationary]": ("test-case.toml", 66),
-        "baseline[base:spin.moving]": ("test-case.toml", 73),
-        "baseline[base:scoring.point]": ("test-case.toml", 90),
-        "baseline[frenzy:spin.stationary]": ("test-case.toml", 66),
-        "baseline[frenzy:spin.moving]": ("test-case.toml", 73),
-        "baseline[frenzy:scoring.point]": ("test-case.toml", 90),
-        "baseline[frenzy:frenzy.escalation]": ("variants/frenzy.toml", 25),
+            assert Path(item.reportinfo()[0]) == item.path  # the file the id names, which IDEs open
+    assert located == {  # the lines of each `validation` table
+        "baseline[base:spin.stationary]": ("test-case.toml", 67),
+        "baseline[base:spin.moving]": ("test-case.toml", 74),
+        "baseline[base:scoring.point]": ("test-case.toml", 91),
+        "baseline[frenzy:spin.stationary]": ("test-case.toml", 67),
+        "baseline[frenzy:spin.moving]": ("test-case.toml", 74),
+        "baseline[frenzy:scoring.point]": ("test-case.toml", 91),
+        "baseline[frenzy:frenzy.escalation]": ("variants/frenzy.toml", 26),
     }

@@ -59,6 +59,19 @@ def test_every_author_id_reruns_alone(pytester: pytest.Pytester, minimal_suite: 
     assert "PASSED" in everything.values()
 
 
+def test_items_that_would_share_an_id_get_their_own(pytester: pytest.Pytester, minimal_suite: Path) -> None:
+    """Two variant files declaring one slug: each variant's items are ranked, not merged (an
+    explorer keys on the id), and the ranked id selects its item alone."""
+    (minimal_suite / LEGACY / "variants/b.toml").write_text('slug = "a"\n')
+    args = ("-p", "no:cacheprovider", "--tcab-suite=.")
+    ids = collected_ids(pytester, *args)
+    assert len(ids) == len(set(ids))
+    legacy = f"{LEGACY.as_posix()}/test-case.toml"
+    assert {f"{legacy}::resolve[a]", f"{legacy}::resolve[a~2]", f"{legacy}::template[prompt.hbs#a~2]"} <= set(ids)
+    again = outcomes(pytester.runpytest(*args, "-v", f"{legacy}::resolve[a~2]"))
+    assert again == {f"{legacy}::resolve[a~2]": "FAILED"}  # the duplicate slug is reported
+
+
 def definition_run(root: Path) -> None:
     """A code definition's run: the build passes, typecheck fails, lint is recorded (no browser)."""
     project(root, 'case = "game"\n', game=game_definition(FAILING_TYPECHECK, extra=f'lint = "{FAILING_LINT}"\n'))

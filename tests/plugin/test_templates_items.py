@@ -33,7 +33,9 @@ def test_unknown_variable_fails_at_the_template_line(pytester: pytest.Pytester) 
     assert "Traceback" not in result.stdout.str()
 
 
-def test_template_item_points_at_the_template(pytester: pytest.Pytester) -> None:
+def test_template_item_lives_at_the_key_naming_its_template(pytester: pytest.Pytester) -> None:
+    """Its location is the definition's `prompt = ...` line (the file its id names, which IDEs
+    open); its failure names the template's own line."""
     write_definition_suite(pytester.path)
     Edit(PROMPT, "Done.", "{{#each specifications}}{{this.title}}{{/each}}").apply(pytester.path)
     result = _run(pytester, "--tcab-suite=.", "-k", "game and template and none", "--junitxml=junit.xml",
@@ -41,7 +43,9 @@ def test_template_item_points_at_the_template(pytester: pytest.Pytester) -> None
     result.assert_outcomes(failed=1, deselected=21)
     assert (f"{PROMPT}:5: unknown variable 'this.title' (resolved up to 'this'; available: id, name, path, summary)"
             in result.stdout.lines)
-    assert f'file="{PROMPT}"' in (pytester.path / "junit.xml").read_text()
+    prompt_line = (pytester.path / GAME).read_text().splitlines().index('prompt = "prompts/p.hbs"')
+    junit = (pytester.path / "junit.xml").read_text()
+    assert f'file="{GAME}" line="{prompt_line}"' in junit  # 0-based, as pytest's reportinfo
 
 
 def test_definition_context_is_exactly_the_design_names(pytester: pytest.Pytester) -> None:

@@ -20,6 +20,8 @@ import pytest
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import VerdictUnit
 from pytest_tcab.errors import TcabError
+from pytest_tcab.items import own_line
+from pytest_tcab.nodeids import OwnName
 from pytest_tcab.outcomes import skip_unless_strict
 from pytest_tcab.run.browser.item import BrowserFunction
 from pytest_tcab.run.browser.item import browser_test
@@ -31,6 +33,7 @@ from pytest_tcab.run.judge.drivers import drive
 from pytest_tcab.run.judge.drivers import false_reason
 from pytest_tcab.run.judge.drivers import media_name
 from pytest_tcab.run.judge.drivers import validation_lines
+from pytest_tcab.toml import line_in
 
 NEW = "new"
 CHANGED = "changed"
@@ -48,7 +51,7 @@ class BaselineFailed(TcabError):
     """The reference implementation did not give the driver a passing drive: nothing is written."""
 
 
-class BaselineItem(BrowserFunction):
+class BaselineItem(OwnName, BrowserFunction):
     """`baseline[<variant>:<verdict>]`: one driver against its variant's reference implementation."""
 
     def __init__(self, *, run: RunContext, unit: VerdictUnit, location: tuple[Path, int | None] | None,
@@ -64,9 +67,12 @@ class BaselineItem(BrowserFunction):
             "folder": str(baseline_folder(run.case, run.variant)), "declared": declared,
         }))
 
+    def declared_at(self) -> tuple[Path, int | None]:
+        """The verdict's `validation` table, in the manifest or the variant file declaring it."""
+        return self._location or (self.run.case.manifest_path, None)
+
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        path, line = self._location or (self.run.case.manifest_path, None)
-        return path, (line - 1) if line else 0, f"tcab: {self.name}"
+        return self.path, own_line(self, self.declared_at(), line_in(self.path, ("variants",))), f"tcab: {self.name}"
 
     def use_browser(self, browser: BrowserSession) -> None:
         """Drive the reference build; only a passing drive replaces the committed media."""

@@ -83,9 +83,13 @@ def test_checks_point_at_their_toml_lines(pytester: pytest.Pytester) -> None:
     items, _ = pytester.inline_genitems(
         "-p", "no:cacheprovider", "--tcab-suite=suite", "--tcab-run=good"
     )
-    located = {item.name: item.reportinfo()[:2] for item in items if item.name.startswith("check")}
+    checks = [item for item in items if item.name.startswith("check")]
     manifest = pytester.path / MANIFEST
-    assert located == {"check[title]": (manifest, 27), "check[play]": (manifest, 30)}  # 0-based
+    assert {item.name: item.declared_at() for item in checks} == {"check[title]": (manifest, 28),
+                                                                  "check[play]": (manifest, 31)}
+    # What an IDE opens: the file the id names (run.toml), at the line naming the case (0-based).
+    run_file = pytester.path / "good/.tcab/run.toml"
+    assert {item.reportinfo()[:2] for item in checks} == {(run_file, 0)}
 
 
 @pytest.mark.parametrize(

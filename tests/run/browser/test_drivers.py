@@ -250,19 +250,21 @@ def test_validate_items_point_at_their_validation_tables(pytester: pytest.Pytest
     copy_example_suite(pytester.path)
     manifest = pytester.path / GAUGE_VERSION / "test-case.toml"
     items, _ = pytester.inline_genitems("-p", "no:cacheprovider", "--tcab-suite=suite", "--tcab-run=game")
-    located = {item.name: item.reportinfo()[:2] for item in items if item.name.startswith("validate")}
-    assert located["validate[counts]"] == (manifest, 21)  # 0-based: line 22
-    assert located["validate[dial.zero]"] == (manifest, 32)  # a sub-item's own table
+    located = {item.name: item.declared_at() for item in items if item.name.startswith("validate")}
+    assert located["validate[counts]"] == (manifest, 22)
+    assert located["validate[dial.zero]"] == (manifest, 33)  # a sub-item's own table
     carom = pytester.path / CAROM
     items, _ = pytester.inline_genitems("-p", "no:cacheprovider", "--tcab-suite=example-suite",
                                         f"--tcab-run={CAROM_RUN}", "--tcab-case=pong@v2.0.0#frenzy")
-    located = {item.name: item.reportinfo()[:2] for item in items if item.name.startswith("validate")}
+    located = {item.name: item.declared_at() for item in items if item.name.startswith("validate")}
     assert located == {
-        "validate[spin.stationary]": (carom / "test-case.toml", 66),
-        "validate[spin.moving]": (carom / "test-case.toml", 73),
-        "validate[scoring.point]": (carom / "test-case.toml", 90),
-        "validate[frenzy.escalation]": (carom / "variants/frenzy.toml", 25),  # declared by the variant
+        "validate[spin.stationary]": (carom / "test-case.toml", 67),
+        "validate[spin.moving]": (carom / "test-case.toml", 74),
+        "validate[scoring.point]": (carom / "test-case.toml", 91),
+        "validate[frenzy.escalation]": (carom / "variants/frenzy.toml", 26),  # declared by the variant
     }
+    # An IDE opens the file the ids name, the run's run.toml, at the line naming the case (0-based).
+    assert {item.reportinfo()[:2] for item in items} == {(pytester.path / CAROM_RUN / ".tcab/run.toml", 0)}
 
 
 # -- Carom: the example run, and a deliberately broken reference implementation ------------------

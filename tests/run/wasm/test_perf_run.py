@@ -329,13 +329,14 @@ def test_items_point_at_their_case_lines(pytester: pytest.Pytester, wasm_file: W
     write_run(pytester.path, wasm_file("correct"))
     found, _ = pytester.inline_genitems(*ARGS)
     lines = (pytester.path / MANIFEST).read_text().splitlines()
-    where = {item.name: item.reportinfo() for item in found}
+    where = {item.name: item.declared_at() for item in found}
     assert list(where) == ["build", "correctness[three]", "fuel[short]", "fuel[long]", "fuel[tight]"]
-    assert all(path == pytester.path / MANIFEST for path, _, _ in where.values())
-    # reportinfo lines are 0-based: the index of the line in the manifest.
-    headers = {index: line for index, line in enumerate(lines) if line.startswith("[")}
-    assert [headers.get(int(line or 0)) for _, line, _ in where.values()] == ["[build]"] + ["[[case]]"] * 4
-    assert len({line for _, line, _ in where.values()}) == 5
+    assert all(path == pytester.path / MANIFEST for path, _ in where.values())
+    headers = {index + 1: line for index, line in enumerate(lines) if line.startswith("[")}
+    assert [headers.get(line or 0) for _, line in where.values()] == ["[build]"] + ["[[case]]"] * 4
+    assert len({line for _, line in where.values()}) == 5
+    # What an IDE opens is the file the ids name: the run's run.toml.
+    assert {item.reportinfo()[0] for item in found} == {pytester.path / "suite/runs/solution/.tcab/run.toml"}
 
 
 def test_under_xdist_the_figures_reach_the_controller(pytester: pytest.Pytester, wasm_file: WasmFile) -> None:

@@ -189,6 +189,7 @@ def _register_sweep(config: pytest.Config, recorder: ResultsRecorder) -> None:
     """The sweep's writer, with the earlier sweep `--tcab-compare` or `--tcab-resume` names (read now:
     one that cannot be read is a usage error before anything is built)."""
     from pytest_tcab.run.collect import skip_graded
+    from pytest_tcab.run.report.carried import kept
     from pytest_tcab.run.report.compare import SweepUnreadable
     from pytest_tcab.run.report.compare import read_sweep_rows
     from pytest_tcab.run.report.journal import resumable_rows
@@ -203,8 +204,8 @@ def _register_sweep(config: pytest.Config, recorder: ResultsRecorder) -> None:
         if config.getoption("tcab_resume"):
             path = Path(config.getoption("tcab_resume"))
             graded = [row for row in resumable_rows(path, RESUME_OPTION) if row["status"] == GRADED]
-            skip_graded(config, [row["run"] for row in graded])
-            resumed = (path if path.is_dir() else path.parent, graded)
+            resumed = kept(path if path.is_dir() else path.parent, graded)  # a run without its results.json: again
+            skip_graded(config, list(resumed.runs))
     except SweepUnreadable as exc:
         raise pytest.UsageError(str(exc)) from None
     live = len(run_folders(config)) + len(missing_folders(config)) > 1 or resumed is not None

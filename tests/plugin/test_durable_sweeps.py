@@ -51,22 +51,22 @@ def rows(out: Path) -> dict[str, dict[str, Any]]:
             for row in document["runs"]}
 
 
-def kill_after_two_runs(pytester: pytest.Pytester, *extra: str) -> Path:
-    """Start the sweep in its own process group, wait for two journal lines, SIGKILL the group."""
-    out = pytester.path / "out"
-    command = [sys.executable, "-m", "pytest", *ARGS, f"--tcab-run={SWEEP}", f"--tcab-out={out}", *extra]
+def kill_after_two_runs(pytester: pytest.Pytester, *extra: str, runs: int = 2, out: str = "out") -> Path:
+    """Start the sweep in its own process group, wait for `runs` journal lines, SIGKILL the group."""
+    folder = pytester.path / out
+    command = [sys.executable, "-m", "pytest", *ARGS, f"--tcab-run={SWEEP}", f"--tcab-out={folder}", *extra]
     process = subprocess.Popen(command, cwd=pytester.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True)
     deadline = time.monotonic() + WAIT_S
     try:
-        while len(journal_rows(out)) < 2:
+        while len(journal_rows(folder)) < runs:
             assert process.poll() is None, "the sweep ended before it was killed"
-            assert time.monotonic() < deadline, "no two runs finished in time"
+            assert time.monotonic() < deadline, f"no {runs} runs finished in time"
             time.sleep(0.05)
     finally:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
-    return out
+    return folder
 
 
 def assert_whole(out: Path) -> None:
@@ -106,8 +106,8 @@ def test_a_killed_sweep_resumes_to_the_uninterrupted_rows(pytester: pytest.Pytes
         4, 4, len(finished), True)
 
 
-def test_shards_by_index_merge_into_the_unsharded_sweep(pytester: pytest.Pytester, sweep: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_shards_by_index_merge_into_the_unsharded_sweep_a_killed_one_resumed(
+        pytester: pytest.Pytester, sweep: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     whole = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", "--tcab-out=whole", "-p", "no:xdist")
     assert whole.ret == pytest.ExitCode.OK
     whole.stdout.fnmatch_lines([  # each run, as it ends
@@ -120,19 +120,31 @@ def test_shards_by_index_merge_into_the_unsharded_sweep(pytester: pytest.Pyteste
     assert {"python", "pytest-tcab", "pytest", "wasmtime"} <= set(graded_by) and "chromium" not in graded_by
     assert rows(pytester.path / "whole")["a-hero"]["graded_by"] == graded_by
     assert not list((pytester.path / "whole").rglob("*.tmp"))  # every file renamed into place
-    shards = 2
-    merged_args = []
-    for index in range(shards):
-        monkeypatch.setenv("JOB_COMPLETION_INDEX", str(index))  # as a Kubernetes Indexed Job sets it
-        shard = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", f"--tcab-shard=auto/{shards}",
-                                              f"--tcab-out=shard-{index}", "-p", "no:xdist")
-        assert shard.ret in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED), shard.stdout.str()
-        assert (pytester.path / f"shard-{index}/results.json").is_file()
-        merged_args.append(f"--tcab-merge=shard-{index}")
-    graded = [run["run"] for index in range(shards)
+    # By the hash of their names, shard 0 of 2 has c-game, shard 1 a-hero, b-game and d-hero in that order:
+    # shard 1 is killed while b-game builds, after a-hero, and resumed as an array task run again would be.
+    monkeypatch.setenv("JOB_COMPLETION_INDEX", "0")  # as a Kubernetes Indexed Job sets it
+    first = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", "--tcab-shard=auto/2", "--tcab-out=shard-0",
+                                          "-p", "no:xdist")
+    assert first.ret == pytest.ExitCode.OK, first.stdout.str()
+    monkeypatch.setenv("JOB_COMPLETION_INDEX", "1")
+    (sweep / "b-game/slow").write_text("")
+    killed = kill_after_two_runs(pytester, "--tcab-shard=auto/2", "-p", "no:xdist", runs=1, out="shard-1")
+    assert list(journal_rows(killed)) == ["a-hero"]
+    (sweep / "b-game/slow").unlink()
+    resumed = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", "--tcab-shard=auto/2", f"--tcab-out={killed}",
+                                            f"--tcab-resume={killed}", "-p", "no:xdist", "-v")
+    assert resumed.ret == pytest.ExitCode.OK, resumed.stdout.str()
+    assert "a-hero/.tcab/run.toml::" not in resumed.stdout.str()  # kept, not graded again
+    # The kept run is in every file the shard writes, as the runs graded after the resume are.
+    for name in ("a-hero", "b-game", "d-hero"):
+        assert name in [run["run"] for run in json.loads((killed / "results.json").read_text())["runs"]]
+        assert name in rows(killed) and name in journal_rows(killed)
+        assert f"run <b>{name}</b>" in (killed / "report.html").read_text()
+        assert name in (killed / "index.html").read_text()
+    graded = [run["run"] for index in range(2)
               for run in json.loads((pytester.path / f"shard-{index}/results.json").read_text())["runs"]]
     assert sorted(graded) == sorted(ORDER)  # each run in one shard
-    merged = pytester.runpytest_subprocess(*ARGS, *merged_args, "--tcab-out=merged")
+    merged = pytester.runpytest_subprocess(*ARGS, "--tcab-merge=shard-0", "--tcab-merge=shard-1", "--tcab-out=merged")
     assert merged.ret == pytest.ExitCode.OK, merged.stdout.str()
     assert rows(pytester.path / "merged") == rows(pytester.path / "whole")
 

@@ -22,6 +22,7 @@ import pytest
 
 from pytest_tcab.options import MERGE_OPTION
 from pytest_tcab.options import SUITE_OPTION
+from pytest_tcab.run.report.carried import moved
 from pytest_tcab.run.report.compare import SweepUnreadable
 from pytest_tcab.run.report.compare import read_sweep_rows
 from pytest_tcab.run.report.records import RunRecord
@@ -93,7 +94,7 @@ def merge(config: pytest.Config, shards: list[Path], out_dir: Path) -> dict[str,
         folder = shard if shard.is_dir() else shard.parent
         if folder.resolve() == out_dir.resolve():
             raise pytest.UsageError(f"{MERGE_OPTION}: {shard} is also --tcab-out; merge into another folder")
-        moved = _copy_media(folder, out_dir)
+        folders = _copy_media(folder, out_dir)
         for run in data["runs"]:
             identity = {key: run[key] for key in IDENTITY if key in run}
             record = recorder.runs.setdefault(identity["run"], RunRecord(identity))
@@ -104,7 +105,7 @@ def merge(config: pytest.Config, shards: list[Path], out_dir: Path) -> dict[str,
             if isinstance(run.get("graded_by"), dict):
                 record.graded_by = record.graded_by or dict(run["graded_by"])
             for item in run["items"]:
-                entry = _moved({key: value for key, value in item.items() if key != "nodeid"}, moved)
+                entry = moved({key: value for key, value in item.items() if key != "nodeid"}, folders)
                 known = record.items.setdefault(item["nodeid"], entry)
                 if known["outcome"] != entry["outcome"]:
                     raise pytest.UsageError(_conflict(f"item {item['nodeid']}", origin[f"item {item['nodeid']}"], shard,
@@ -207,26 +208,9 @@ def _session(loaded: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
 
 def _copy_media(folder: Path, out_dir: Path) -> dict[str, tuple[Path, Path]]:
     """Copy the shard's run folders into `out_dir`; by folder name, where they were and are now."""
-    moved = {}
+    folders = {}
     for child in sorted(folder.iterdir()):
         if child.is_dir():
             shutil.copytree(child, out_dir / child.name, dirs_exist_ok=True)
-            moved[child.name] = (child, out_dir / child.name)
-    return moved
-
-
-def _moved(value: Any, moved: dict[str, tuple[Path, Path]]) -> Any:
-    """`value` with every absolute path into a shard's run folder pointing at its copy."""
-    if isinstance(value, dict):
-        return {key: _moved(item, moved) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_moved(item, moved) for item in value]
-    if isinstance(value, str) and value.startswith("/"):
-        parts = Path(value).parts
-        for index, part in enumerate(parts):
-            if part in moved:
-                rest = Path(*parts[index + 1:]) if index + 1 < len(parts) else Path()
-                old, new = moved[part]
-                if (old / rest).exists():
-                    return str(new / rest)
-    return value
+            folders[child.name] = (child, out_dir / child.name)
+    return folders

@@ -45,6 +45,8 @@ class ResultsRecorder:
         """Every run item the session collected to run, by node id (what an interruption leaves out)."""
         self.data: dict[str, Any] | None = None
         """results.json as written at the session's end."""
+        self.carried: dict[str, dict[str, Any]] = {}
+        """The runs `--tcab-resume` kept, by run, as their results.json holds them: in results.json too."""
 
     # -- collecting ----------------------------------------------------------------------
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
@@ -125,7 +127,9 @@ class ResultsRecorder:
     # -- writing -------------------------------------------------------------------------
     def results(self) -> dict[str, Any]:
         """results.json of every run recorded so far."""
-        return {**self._session_part(), "runs": [self._run(record) for _, record in sorted(self.runs.items())]}
+        every = {**self.carried, **self.runs}  # a run kept by a resume, unless this session graded it again
+        return {**self._session_part(), "runs": [self._run(record) if isinstance(record, RunRecord) else record
+                                                 for _, record in sorted(every.items())]}
 
     def run_results(self, label: str) -> dict[str, Any]:
         """results.json of the run `label` alone, as its own folder of a sweep holds it."""
@@ -166,7 +170,7 @@ class ResultsRecorder:
             workeroutput[_EXPECTED_OUTPUT] = self.expected
             return
         self._interrupted(session)
-        if not self.runs and self.config.getoption("tcab_shard", None) is None:
+        if not self.runs and not self.carried and self.config.getoption("tcab_shard", None) is None:
             return  # a shard writes its results.json even with no run in it: the merge reads every shard
         data = self.data = self.results()
         from pytest_tcab.run.report.html import SELF_CONTAINED
@@ -180,7 +184,7 @@ class ResultsRecorder:
         _junit_suite_properties(self.config, data)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.runs or hasattr(self.config, "workerinput"):
+        if not (self.runs or self.carried) or hasattr(self.config, "workerinput"):
             return
         terminalreporter.section("tcab", sep="-")
         data = self.results() if not self.written else json.loads(self.written[0].read_text())

@@ -25,6 +25,8 @@ import pytest
 from pytest_tcab.options import RUN_OPTION
 from pytest_tcab.run.context import run_folder_name
 from pytest_tcab.run.report import journal
+from pytest_tcab.run.report.carried import Resumed
+from pytest_tcab.run.report.carried import moved
 from pytest_tcab.run.report.compare import change_lines
 from pytest_tcab.run.report.compare import compare
 from pytest_tcab.run.report.html import SELF_CONTAINED
@@ -110,21 +112,21 @@ class SweepWriter:
 
     def __init__(self, config: pytest.Config, out_dir: Path, recorder: ResultsRecorder, *,
                  previous: tuple[str, list[dict[str, Any]]] | None = None,
-                 resumed: tuple[Path, list[dict[str, Any]]] | None = None, live: bool = False) -> None:
+                 resumed: Resumed | None = None, live: bool = False) -> None:
         self.config = config
         self.out_dir = out_dir
         self.recorder = recorder
         self.previous = previous
         """`--tcab-compare`: where the earlier sweep is, and its rows."""
         self.resumed = resumed
-        """`--tcab-resume`: the earlier sweep's folder, and the rows of the runs it graded."""
+        """`--tcab-resume`: the earlier sweep's folder, and the runs it graded and keeps."""
         self.live = live and not hasattr(config, "workerinput")
         """Whether each run is written as it ends (a sweep, in the process that records results)."""
         self.bad: dict[str, dict[str, Any]] = {}
         """Rows of the runs that could not be collected, by run."""
         self.rows: dict[str, dict[str, Any]] = {}
         """The rows of the journal so far: the runs carried from the earlier sweep, then each finished run."""
-        self.progress = Progress(carried=len(resumed[1]) if resumed is not None else 0)
+        self.progress = Progress(carried=len(resumed.rows) if resumed is not None else 0)
         self._rewritten = float("-inf")
         self._tool: dict[str, str] = {}
         self.document: dict[str, Any] | None = None
@@ -135,7 +137,7 @@ class SweepWriter:
         if not self.live:
             return
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        same = self.resumed is not None and self.resumed[0].resolve() == self.out_dir.resolve()
+        same = self.resumed is not None and self.resumed.folder.resolve() == self.out_dir.resolve()
         if not same:
             journal.start(self.out_dir)
         known = journal.journal_rows(self.out_dir)
@@ -218,29 +220,33 @@ class SweepWriter:
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a run that could not be graded
         data = self.recorder.data or self.recorder.results()
-        graded = {run["run"] for run in data["runs"] if in_sweep(run)}
+        fresh = [run for run in data["runs"] if run["run"] not in self.recorder.carried]  # graded by this session
+        graded = {run["run"] for run in fresh if in_sweep(run)}
         carried = [row for row in (self.rows.values() if self.live else self._resumed_rows())
                    if row.get("resumed") and row["run"] not in graded]
         extra = [*self.bad.values(), *carried]
         if len(graded) + len(extra) < 2 and self.previous is None and self.resumed is None:
             return
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        self.written = write_sweep(data, self.out_dir, form=self.config.getoption("tcab_report"),
+        self.written = write_sweep({**data, "runs": fresh}, self.out_dir, form=self.config.getoption("tcab_report"),
                                    media=self.config.getoption("tcab_media"), extra_rows=extra, previous=self.previous,
                                    progress=self.progress.document(done=True) if self.live else None,
                                    written={label: row for label, row in self.rows.items() if not row.get("resumed")})
         self.document = json.loads(self.written[0].read_text(encoding="utf-8"))
 
     def _resumed_rows(self) -> list[dict[str, Any]]:
-        """The runs the earlier sweep graded, their folders brought along when it was elsewhere."""
+        """The runs the earlier sweep graded, their folders brought along when it was elsewhere, and
+        handed to the recorder (so this session's results.json and report.html hold them too)."""
         if self.resumed is None:
             return []
-        folder, rows = self.resumed
-        for row in rows:
-            earlier = folder / run_folder_name(row["run"])
+        for row in self.resumed.rows:
+            earlier = self.resumed.folder / run_folder_name(row["run"])
+            folders = {}
             if earlier.is_dir() and earlier.resolve() != (self.out_dir / earlier.name).resolve():
                 shutil.copytree(earlier, self.out_dir / earlier.name, dirs_exist_ok=True)
-        return [{**row, "resumed": True} for row in rows]
+                folders[earlier.name] = (earlier, self.out_dir / earlier.name)
+            self.recorder.carried[row["run"]] = moved(self.resumed.runs[row["run"]], folders)
+        return [{**row, "resumed": True} for row in self.resumed.rows]
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

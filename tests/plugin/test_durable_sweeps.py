@@ -122,6 +122,15 @@ def test_shards_by_index_merge_into_the_unsharded_sweep_a_killed_one_resumed(
     assert not list((pytester.path / "whole").rglob("*.tmp"))  # every file renamed into place
     # By the hash of their names, shard 0 of 2 has c-game, shard 1 a-hero, b-game and d-hero in that order:
     # shard 1 is killed while b-game builds, after a-hero, and resumed as an array task run again would be.
+    # b-game's build is hostile: it tries to forge every file a merge or a resume reads (its run folder
+    # is not its results folder, and the sandbox shows it neither).
+    manifest = pytester.path / GAME_MANIFEST
+    manifest.write_text(manifest.read_text().replace(f'build = "{SLOW_BUILD}"',
+                                                     f'build = "if [ -f hostile ]; then sh hostile; fi; {SLOW_BUILD}"'))
+    forged = [pytester.path / name for name in ("shard-0/results.json", "shard-1/results.json", "shard-1/journal.jsonl",
+                                                "shard-1/a-hero/results.json", "shard-1/sweep.json", "whole/sweep.json")]
+    (sweep / "b-game/hostile").write_text("".join(f"echo forged >> {path} 2>/dev/null; echo forged > {path} "
+                                                  "2>/dev/null; " for path in forged) + "true\n")
     monkeypatch.setenv("JOB_COMPLETION_INDEX", "0")  # as a Kubernetes Indexed Job sets it
     first = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", "--tcab-shard=auto/2", "--tcab-out=shard-0",
                                           "-p", "no:xdist")
@@ -141,12 +150,32 @@ def test_shards_by_index_merge_into_the_unsharded_sweep_a_killed_one_resumed(
         assert name in rows(killed) and name in journal_rows(killed)
         assert f"run <b>{name}</b>" in (killed / "report.html").read_text()
         assert name in (killed / "index.html").read_text()
+    for index in range(2):  # which shard of how many, dealt how, of which suite: in every file the merge reads
+        record = json.loads((pytester.path / f"shard-{index}/results.json").read_text())["shard"]
+        assert {key: record[key] for key in ("index", "count", "plan")} == {"index": index, "count": 2, "plan": "hash"}
+        assert record["suite"].startswith("sha256:")
+    assert json.loads((killed / "sweep.json").read_text())["shard"] == record
+    assert json.loads((killed / "a-hero/results.json").read_text())["shard"] == record
+    graded_with = json.loads((killed / "results.json").read_text())["graded_with"]
+    assert (graded_with["build_memory"], graded_with["viewport"], graded_with["media"]) == (4 * 2**30, "1280x720", "all")
+    assert rows(killed)["a-hero"]["graded_with"] == graded_with
     graded = [run["run"] for index in range(2)
               for run in json.loads((pytester.path / f"shard-{index}/results.json").read_text())["runs"]]
     assert sorted(graded) == sorted(ORDER)  # each run in one shard
     merged = pytester.runpytest_subprocess(*ARGS, "--tcab-merge=shard-0", "--tcab-merge=shard-1", "--tcab-out=merged")
     assert merged.ret == pytest.ExitCode.OK, merged.stdout.str()
     assert rows(pytester.path / "merged") == rows(pytester.path / "whole")
+    merged.stdout.fnmatch_lines(["merged shards 0, 1 of 2 (dealt by hash)"])
+    for path in pytester.path.glob("*/**/*"):
+        assert not path.is_file() or b"forged" not in path.read_bytes() or path.name == "hostile", path
+    # A shard resumes only its own folder: shard 0's, resumed as shard 1, is refused before anything is built.
+    wrong = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", "--tcab-shard=auto/2", "--tcab-out=shard-0",
+                                          "--tcab-resume=shard-0", "-p", "no:xdist")
+    assert wrong.ret == pytest.ExitCode.USAGE_ERROR
+    wrong.stderr.fnmatch_lines(["ERROR: --tcab-resume: shard-0/c-game/results.json was graded as shard 0 of 2 (dealt by "
+                                "hash, suite sha256:*), and this session is shard 1 of 2 (dealt by hash, suite "
+                                "sha256:*): resume a shard's folder with the same --tcab-shard, --tcab-shard-plan "
+                                "and suite"])
 
 
 @pytest.mark.parametrize(("value", "environment", "said"), [

@@ -16,6 +16,7 @@ from pytest_tcab.run.report.journal import append
 from pytest_tcab.run.report.journal import journal_rows
 from pytest_tcab.run.report.journal import write_whole
 from pytest_tcab.run.report.leaderboard import leaderboard
+from pytest_tcab.run.report.leaderboard import table_lines
 from pytest_tcab.run.report.progress import Progress
 from pytest_tcab.run.report.sweep import bad_input_row
 
@@ -90,3 +91,17 @@ def test_a_cell_graded_by_different_versions_is_confounded() -> None:
     assert board[0]["confounded"] == [] and board[0]["tool"] == []
     board = leaderboard([row("a", score=1.0, graded_by=same), row("b", score=0.5, graded_by={"chromium": "121.0"})])
     assert board[0]["confounded"] == ["tool"] and board[0]["tool"] == ["chromium 120.0", "chromium 121.0"]
+
+
+def test_a_cell_graded_with_different_options_is_confounded_naming_the_option() -> None:
+    options = {"build_memory": 4 * 2**30, "viewport": "1280x720", "media": "all"}
+    board = leaderboard([row("a", score=1.0, graded_with=options), row("b", score=0.5, graded_with=dict(options)),
+                         row("c", score=0.5)])  # an older run that records no options is not counted against them
+    assert board[0]["confounded"] == [] and board[0]["option"] == []
+    smaller = {**options, "build_memory": 2**29, "viewport": "800x600"}
+    board = leaderboard([row("a", score=1.0, graded_with=options), row("b", score=0.5, graded_with=smaller)])
+    assert board[0]["confounded"] == ["option"]
+    assert board[0]["option"] == ["--tcab-build-memory=4294967296", "--tcab-build-memory=536870912",
+                                  "--tcab-viewport=1280x720", "--tcab-viewport=800x600"]
+    assert any("options --tcab-build-memory=4294967296/--tcab-build-memory=536870912" in line
+               for line in table_lines(board))

@@ -16,7 +16,9 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from pytest_tcab.options import RESUME_OPTION
 from pytest_tcab.run.context import run_folder_name
+from pytest_tcab.run.report.compare import SweepUnreadable
 
 
 @dataclass
@@ -27,22 +29,42 @@ class Resumed:
     folder: Path
     rows: list[dict[str, Any]]
     runs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    shards: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    """The `shard` record of each kept run's results.json (None: not graded as a shard)."""
+
+    def check_shard(self, record: dict[str, Any] | None) -> None:
+        """A shard resumes only its own folder, dealt alike: raises SweepUnreadable when a kept run was
+        graded as another shard (index, count, plan or suite) than this session is."""
+        for label, earlier in self.shards.items():
+            if earlier != record:
+                raise SweepUnreadable(
+                    f"{RESUME_OPTION}: {self.folder / run_folder_name(label) / 'results.json'} was graded as "
+                    f"{describe_shard(earlier)}, and this session is {describe_shard(record)}: resume a shard's "
+                    f"folder with the same --tcab-shard, --tcab-shard-plan and suite")
+
+
+def describe_shard(record: dict[str, Any] | None) -> str:
+    """`shard 1 of 4 (dealt by hash, suite sha256:ab12…)`, or that it was no shard."""
+    if not record:
+        return "no shard (the whole sweep)"
+    suite = f", suite {str(record['suite'])[:19]}…" if record.get("suite") else ""
+    return f"shard {record.get('index')} of {record.get('count')} (dealt by {record.get('plan')}{suite})"
 
 
 def kept(folder: Path, graded: list[dict[str, Any]]) -> Resumed:
     """The runs of `graded` (rows the earlier sweep in `folder` graded) whose results.json is whole."""
     resumed = Resumed(folder, [])
     for row in graded:
-        run = _read_run(folder, row["run"])
-        if run is not None:
+        found = _read_run(folder, row["run"])
+        if found is not None:
             resumed.rows.append(row)
-            resumed.runs[row["run"]] = run
+            resumed.runs[row["run"]], resumed.shards[row["run"]] = found
     return resumed
 
 
-def _read_run(folder: Path, label: str) -> dict[str, Any] | None:
+def _read_run(folder: Path, label: str) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
     """The run `label` of its own folder's results.json, else of the top one (a session of one run
-    writes only that); None when neither holds it."""
+    writes only that), with the file's shard record; None when neither holds it."""
     for path in (folder / run_folder_name(label) / "results.json", folder / "results.json"):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -51,7 +73,8 @@ def _read_run(folder: Path, label: str) -> dict[str, Any] | None:
         runs = data.get("runs") if isinstance(data, dict) else None
         for run in runs if isinstance(runs, list) else []:
             if isinstance(run, dict) and run.get("run") == label and isinstance(run.get("items"), list):
-                return run
+                shard = data.get("shard")
+                return run, shard if isinstance(shard, dict) else None
     return None
 
 

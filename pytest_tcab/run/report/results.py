@@ -95,6 +95,7 @@ class ResultsRecorder:
         if data.get("run_finished"):
             run.deselected.update(data.get("deselected", {}))
             run.graded_by = dict(data.get("graded_by", {}))
+            run.graded_with = dict(data.get("graded_with", {}))
         if report.when != "call" and not (report.failed or report.skipped):
             return
         props: dict[str, Any] = dict(report.user_properties)
@@ -145,6 +146,7 @@ class ResultsRecorder:
             **(partial if record.deselected else {"partial": False}),
             "items": [dict(nodeid=nodeid, **entry) for nodeid, entry in sorted(record.items.items())],
             **({"graded_by": record.graded_by} if record.graded_by else {}),
+            **({"graded_with": record.graded_with} if record.graded_with else {}),
             **for_run(self.config, record),
         }
 
@@ -152,7 +154,14 @@ class ResultsRecorder:
         from pytest_tcab.run.sandbox.sandbox import described
         from pytest_tcab.run.sandbox.snapshot import suite_changes
 
-        data: dict[str, Any] = {"tool": _tool_versions(), "sandbox": described(self.config)}
+        from pytest_tcab.run.collect import shard_record
+        from pytest_tcab.run.versions import graded_with
+
+        data: dict[str, Any] = {"tool": _tool_versions(), "sandbox": described(self.config),
+                                "graded_with": graded_with(self.config)}
+        shard = shard_record(self.config) if self.config.getoption("tcab_shard", None) else None
+        if shard is not None:  # which shard of how many, dealt how: what a merge checks
+            data["shard"] = shard
         changed = suite_changes(self.config)
         if changed is not None:  # checked when the session ended: a failure of the whole session
             data["suite_changed"] = changed

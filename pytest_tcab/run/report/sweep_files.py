@@ -43,10 +43,15 @@ from pytest_tcab.run.report.sweep import GRADED
 from pytest_tcab.run.report.sweep import STATUSES
 from pytest_tcab.run.report.sweep import SWEEP_FILE
 from pytest_tcab.run.report.sweep import bad_input_row
+from pytest_tcab.run.report.sweep import held_shards
 from pytest_tcab.run.report.sweep import sweep_row
+from pytest_tcab.shards import PLAN_FILE
 
 REWRITE_EVERY_S = 3.0
 """The live sweep.json and index.html are rewritten at most this often (and always at the end)."""
+SESSION_KEYS = ("shard", "shards", "graded_with")
+"""What sweep.json says of the session as results.json does: which shard it is (or, merged, which
+shards it holds and lacks) and the options it graded with."""
 
 
 def write_sweep(data: dict[str, Any], out_dir: Path, *, form: str, media: str, extra_rows: list[dict[str, Any]],
@@ -63,10 +68,14 @@ def write_sweep(data: dict[str, Any], out_dir: Path, *, form: str, media: str, e
     for run in data["runs"]:
         if in_sweep(run):
             rows.append(kept.get(run["run"]) or write_run(data, run, out_dir, form))
-    extra: dict[str, Any] = {"compare": compare(rows, previous[1], previous[0])} if previous is not None else {}
+    extra: dict[str, Any] = {}
+    if previous is not None:
+        extra["compare"] = compare(rows, previous[1], previous[0])
     if progress is not None:
         extra["progress"] = progress
-    return write_document(sweep_document(rows, tool=data.get("tool", {}), media=media, extra=extra), out_dir)
+    session = {key: data[key] for key in SESSION_KEYS if key in data}
+    return write_document(sweep_document(rows, tool=data.get("tool", {}), media=media, session=session, extra=extra),
+                          out_dir)
 
 
 def write_run(data: dict[str, Any], run: dict[str, Any], out_dir: Path, form: str) -> dict[str, Any]:
@@ -91,9 +100,11 @@ def in_sweep(run: dict[str, Any]) -> bool:
 
 
 def sweep_document(rows: list[dict[str, Any]], *, tool: dict[str, str], media: str,
-                   extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """sweep.json: the rows sorted by run name, their status counts and the leaderboard."""
+                   session: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """sweep.json: the rows sorted by run name, their status counts and the leaderboard; and what
+    results.json says of the `session` (`SESSION_KEYS`)."""
     ordered = sorted(rows, key=lambda row: row["run"])
+    session = session or {}
     return {
         "tool": tool,
         "media": media,
@@ -101,6 +112,9 @@ def sweep_document(rows: list[dict[str, Any]], *, tool: dict[str, str], media: s
         "judge_restarts": sum(int(row.get("judge_restarts", 0)) for row in ordered),
         "runs": ordered,
         "leaderboard": leaderboard(ordered),
+        **({"graded_with": dict(session["graded_with"])} if "graded_with" in session else {}),
+        **({"shard": dict(session["shard"])} if "shard" in session else {}),
+        **({"shards": held_shards(**session["shards"])} if "shards" in session else {}),
         **(extra or {}),
     }
 
@@ -129,11 +143,18 @@ class SweepWriter:
         self.progress = Progress(carried=len(resumed.rows) if resumed is not None else 0)
         self._rewritten = float("-inf")
         self._tool: dict[str, str] = {}
+        self._session: dict[str, Any] = {}
         self.document: dict[str, Any] | None = None
         self.written: list[Path] = []
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        """Begin the journal (or go on with the one being resumed), the carried runs in it."""
+        """Write the shard's plan, when it was dealt by one; begin the journal (or go on with the one
+        being resumed), the carried runs in it."""
+        from pytest_tcab.run.collect import shard_plan
+
+        plan = None if hasattr(self.config, "workerinput") else shard_plan(self.config)
+        if plan is not None and plan.shards is not None:  # so that a resume deals by the same plan
+            journal.write_whole(self.out_dir / PLAN_FILE, json.dumps(plan.as_json(), indent=2) + "\n")
         if not self.live:
             return
         self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -175,6 +196,7 @@ class SweepWriter:
         label = data["run"]["run"]
         results = self.recorder.run_results(label)
         self._tool = results.get("tool", {})
+        self._session = {key: results[key] for key in SESSION_KEYS if key in results}
         try:
             row = write_run(results, results["runs"][0], self.out_dir, self.config.getoption("tcab_report"))
             journal.append(self.out_dir, row)
@@ -192,7 +214,7 @@ class SweepWriter:
         """sweep.json and index.html of the runs finished so far, and how far the sweep has come."""
         rows = [*self.bad.values(), *self.rows.values()]
         document = sweep_document(rows, tool=self._tool, media=self.config.getoption("tcab_media"),
-                                  extra={"progress": self.progress.document()})
+                                  session=self._session, extra={"progress": self.progress.document()})
         try:
             write_document(document, self.out_dir)
         except OSError:
@@ -208,12 +230,13 @@ class SweepWriter:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(self.config, "workerinput"):
             return
-        from pytest_tcab.run.collect import in_shard
+        from pytest_tcab.run.collect import shard_plan
         from pytest_tcab.runs import missing_folders
 
         shard = self.config.getoption("tcab_shard", None)
         for folder in missing_folders(self.config):
-            if shard is not None and not in_shard(folder.name, shard):
+            plan = shard_plan(self.config)
+            if shard is not None and plan is not None and plan.index_of(folder.name) != shard[0]:
                 continue  # another shard's
             self.bad.setdefault(folder.name, bad_input_row(folder.name, str(folder),
                                                            f"{RUN_OPTION}: {folder} is not a folder (it does not exist)"))

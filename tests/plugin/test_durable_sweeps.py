@@ -178,6 +178,56 @@ def test_shards_by_index_merge_into_the_unsharded_sweep_a_killed_one_resumed(
                                 "and suite"])
 
 
+def test_shards_dealt_by_a_plan_record_it_resume_by_it_and_merge(pytester: pytest.Pytester, sweep: Path) -> None:
+    whole = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", "--tcab-out=whole", "-p", "no:xdist")
+    assert whole.ret == pytest.ExitCode.OK
+    shard_args = [(*ARGS, f"--tcab-run={SWEEP}", f"--tcab-shard={index}/2", "--tcab-shard-plan=whole",
+                   f"--tcab-out=shard-{index}", "-p", "no:xdist") for index in range(2)]
+    for args in shard_args:
+        assert pytester.runpytest_subprocess(*args).ret == pytest.ExitCode.OK
+    plans = [json.loads((pytester.path / f"shard-{index}/shard-plan.json").read_text()) for index in range(2)]
+    assert plans[0] == plans[1] and sorted(plans[0]["shards"]) == sorted(ORDER)
+    assert set(plans[0]["shards"].values()) == {0, 1}  # four runs over two shards: none empty
+    for index in range(2):
+        record = json.loads((pytester.path / f"shard-{index}/results.json").read_text())["shard"]
+        assert (record["index"], record["count"], record["plan"]) == (index, 2, plans[0]["plan"])
+        graded = {run["run"] for run in json.loads((pytester.path / f"shard-{index}/results.json").read_text())["runs"]}
+        assert graded == {run for run, shard in plans[0]["shards"].items() if shard == index}
+    assert plans[0]["plan"].startswith("sha256:")
+    # PREVIOUS changes under a resumed shard: it deals by the plan its folder holds, and keeps its runs.
+    earlier = json.loads((pytester.path / "whole/sweep.json").read_text())
+    together = next(runs for index in range(2)
+                    if len(runs := [run for run, shard in plans[0]["shards"].items() if shard == index]) > 1)
+    for row in earlier["runs"]:  # the two runs the plan put together, now the two longest: a plan splits them
+        row["duration_s"] = 100.0 if row["run"] in together[:2] else 1.0
+    (pytester.path / "whole/sweep.json").write_text(json.dumps(earlier))
+    resumed = pytester.runpytest_subprocess(*shard_args[1], "--tcab-resume=shard-1", "-v")
+    assert resumed.ret == pytest.ExitCode.OK, resumed.stdout.str()
+    assert "run.toml::" not in resumed.stdout.str()  # every run of the shard kept, none graded again
+    assert json.loads((pytester.path / "shard-1/shard-plan.json").read_text()) == plans[1]
+    merged = pytester.runpytest_subprocess(*ARGS, "--tcab-merge=shard-0", "--tcab-merge=shard-1", "--tcab-out=merged")
+    assert merged.ret == pytest.ExitCode.OK, merged.stdout.str()
+    merged.stdout.fnmatch_lines([f"merged shards 0, 1 of 2 (dealt by {plans[0]['plan']})"])
+    assert rows(pytester.path / "merged") == rows(pytester.path / "whole")
+    # A shard of another count, or a new shard dealt by the changed PREVIOUS, is not this sweep's.
+    recount = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", "--tcab-shard=1/3", "--tcab-shard-plan=whole",
+                                            "--tcab-out=shard-1", "--tcab-resume=shard-1", "-p", "no:xdist")
+    assert recount.ret == pytest.ExitCode.USAGE_ERROR
+    recount.stderr.fnmatch_lines(["ERROR: --tcab-resume: shard-1 was dealt into 2 shards (shard-plan.json), this "
+                                  "session into 3: resume it with --tcab-shard=I/2"])
+    again = pytester.runpytest_subprocess(*shard_args[0][:-3], "--tcab-out=shard-0-again", "-p", "no:xdist")
+    assert again.ret == pytest.ExitCode.OK
+    mixed = pytester.runpytest_subprocess(*ARGS, "--tcab-merge=shard-0-again", "--tcab-merge=shard-1",
+                                          "--tcab-out=mixed")
+    assert mixed.ret == pytest.ExitCode.USAGE_ERROR
+    mixed.stderr.fnmatch_lines(["ERROR: --tcab-merge: shards differ in plans: sha256:* in shard-*; sha256:* in shard-*"])
+    missing = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", "--tcab-shard=0/2",
+                                            "--tcab-shard-plan=nowhere", "--tcab-out=x")
+    assert missing.ret == pytest.ExitCode.USAGE_ERROR
+    missing.stderr.fnmatch_lines(["ERROR: --tcab-shard-plan: nowhere does not exist; give an earlier sweep's "
+                                  "--tcab-out folder or its sweep.json"])
+
+
 @pytest.mark.parametrize(("value", "environment", "said"), [
     ("auto/4", {}, "*none of JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX is set*"),
     ("auto/4", {"SLURM_ARRAY_TASK_ID": "4"}, ("*(SLURM_ARRAY_TASK_ID='4'): the shard index must be a whole number "

@@ -242,6 +242,8 @@ class SweepWriter:
                                                            f"{RUN_OPTION}: {folder} is not a folder (it does not exist)"))
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a run that could not be graded
+        if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and self.resumed is not None and self.resumed.rows:
+            session.exitstatus = pytest.ExitCode.OK  # every run of it was kept: the sweep is done, not empty
         data = self.recorder.data or self.recorder.results()
         fresh = [run for run in data["runs"] if run["run"] not in self.recorder.carried]  # graded by this session
         graded = {run["run"] for run in fresh if in_sweep(run)}

@@ -36,7 +36,6 @@ from pytest_tcab.runs import GivenRun
 from pytest_tcab.runs import children_runs
 from pytest_tcab.runs import run_folders
 from pytest_tcab.shards import Plan
-from pytest_tcab.shards import hash_index
 
 if TYPE_CHECKING:
     from pytest_tcab.case import CaseVersion
@@ -69,13 +68,6 @@ _graded_before_key = pytest.StashKey[frozenset[str]]()
 def skip_graded(config: pytest.Config, labels: Iterable[str]) -> None:
     """`--tcab-resume`: the runs (by label) an earlier sweep graded are not collected again."""
     config.stash[_graded_before_key] = frozenset(labels)
-
-
-def in_shard(label: str, shard: tuple[int, int]) -> bool:
-    """Whether the run `label` is in shard (I, N) by the hash of its name, so a run stays in its
-    shard whatever other runs are added."""
-    index, count = shard
-    return hash_index(label, count) == index
 
 
 _plan_key = pytest.StashKey["Plan | None"]()

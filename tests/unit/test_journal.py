@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tcab.run.collect import in_shard
 from pytest_tcab.run.context import run_folder_name
 from pytest_tcab.run.report.journal import JOURNAL_FILE
 from pytest_tcab.run.report.journal import append
@@ -19,6 +18,7 @@ from pytest_tcab.run.report.leaderboard import leaderboard
 from pytest_tcab.run.report.leaderboard import table_lines
 from pytest_tcab.run.report.progress import Progress
 from pytest_tcab.run.report.sweep import bad_input_row
+from pytest_tcab.shards import hash_index
 
 
 def row(name: str, **more: object) -> dict[str, object]:
@@ -68,9 +68,9 @@ def test_a_run_folder_is_one_part_under_out_and_none_of_its_files(label: str) ->
 
 def test_a_shard_is_stable_when_runs_are_added() -> None:
     names = [f"run-{i}" for i in range(200)]
-    shard_of = {name: next(i for i in range(4) if in_shard(name, (i, 4))) for name in names}
+    shard_of = {name: hash_index(name, 4) for name in names}
     assert set(shard_of.values()) == {0, 1, 2, 3}
-    more = {name: next(i for i in range(4) if in_shard(name, (i, 4))) for name in [*names, "new-a", "new-b"]}
+    more = {name: hash_index(name, 4) for name in [*names, "new-a", "new-b"]}
     assert {name: more[name] for name in names} == shard_of
 
 

@@ -196,8 +196,8 @@ def _leaderboard(board: list[dict[str, Any]], rows: list[dict[str, Any]]) -> str
             "median; over-ceiling runs drawn as crosses, outside the median; incorrect runs counted beside); the "
             "pass rate (runs that earned every automated point) with its 95% Wilson interval; the duration as a "
             "median with its interquartile range. n is written beside each group; runs not graded or unscored "
-            "are counted beside it, never in its figures. A confounded group mixes case versions, variants or "
-            "engines. The figures are shown side by side; none is ranked above the others here.</p>")
+            "are counted beside it, never in its figures. A confounded group mixes case versions, variants, "
+            "engines, tool versions or grading options. The figures are shown side by side; none is ranked above the others here.</p>")
     rows_html = [_board_row(cell) for cell in board]
     head = ["harness", "model", "case", "figure", "value", "95% interval", "IQR", "n", "pass rate", "Wilson 95%",
             "duration (s)", "beside the figure"]

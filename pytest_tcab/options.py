@@ -232,7 +232,7 @@ def add_options(parser: pytest.Parser) -> None:
                          "entry per run)")
     group.addoption(SHARD_OPTION, dest="tcab_shard", type=parse_shard, metavar="I/N|auto/N",
                     help="grade only shard I (0 to N-1) of the runs, chosen by a hash of each run's name (adding "
-                         "runs moves none of the others); auto/N takes I from JOB_COMPLETION_INDEX, "
+                         "runs moves none of the others) or by --tcab-shard-plan; auto/N takes I from JOB_COMPLETION_INDEX, "
                          "SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX; join the shards with --tcab-merge")
     group.addoption(SHARD_PLAN_OPTION, dest="tcab_shard_plan", metavar="PATH",
                     help="with --tcab-shard or --tcab-matrix --tcab-shards: deal the runs by their durations in an "

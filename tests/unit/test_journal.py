@@ -58,12 +58,12 @@ def test_lines_that_are_not_rows_are_skipped(tmp_path: Path) -> None:
     assert list(journal_rows(tmp_path)) == ["a"]
 
 
-@pytest.mark.parametrize("label", ["..", ".", "../../etc", "/", "sweep.json", "journal.jsonl", ".tcab", "x" * 400,
-                                   "index.html"])
+@pytest.mark.parametrize("label", ["..", ".", "../../etc", "/", "sweep.json", "journal.jsonl", "shard-plan.json",
+                                   ".tcab", "x" * 400, "index.html"])
 def test_a_run_folder_is_one_part_under_out_and_none_of_its_files(label: str) -> None:
     name = run_folder_name(label)
     assert "/" not in name and not name.startswith(".") and len(name) <= 120
-    assert name not in ("sweep.json", "journal.jsonl", "index.html", "results.json", "report.html")
+    assert name not in ("sweep.json", "journal.jsonl", "index.html", "results.json", "report.html", "shard-plan.json")
 
 
 def test_a_shard_is_stable_when_runs_are_added() -> None:

@@ -11,8 +11,9 @@ ends without running anything. With `$GITHUB_OUTPUT` set, `matrix=<json>` is app
 
 In run mode each run is an entry of its own (a tournament is one run: its entrants' folders ride
 with its items), and a run that cannot be collected is one too, its folder as its argument, so
-its shard reports it; `--tcab-shards=N` deals the runs, in name order, into N entries instead. A
-session of one run keeps the name of its case's entry.
+its shard reports it; `--tcab-shards=N` deals the runs into N entries instead, as `--tcab-shard`
+deals them (`pytest_tcab.shards`: by the hash of each run's name, or by `--tcab-shard-plan`'s
+durations). A session of one run keeps the name of its case's entry.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ from pathlib import Path
 import pytest
 
 from pytest_tcab.session import suite_for
+from pytest_tcab.shards import Plan
+from pytest_tcab.shards import PlanUnreadable
+from pytest_tcab.shards import balanced
+from pytest_tcab.shards import read_durations
 
 SUITE_ENTRY = "suite"
 """The entry of the suite's own files: tcab.toml, version.toml, specifications, assets."""
@@ -58,6 +63,12 @@ def configure(config: pytest.Config) -> None:
     if getattr(config.option, "numprocesses", None):
         config.option.numprocesses = 0
         config.option.dist = "no"
+    previous = config.getoption("tcab_shard_plan", None)
+    if previous:  # read now: an earlier sweep that cannot be read is a usage error before collection
+        try:
+            read_durations(Path(previous))
+        except PlanUnreadable as exc:
+            raise pytest.UsageError(str(exc)) from None
     config.pluginmanager.register(_MatrixPlugin(), "tcab-matrix")
 
 
@@ -122,11 +133,13 @@ def run_entries(config: pytest.Config, items: list[pytest.Item], failed_runs: li
     ordered = [runs[label] for label in sorted(runs)]
     shards = config.getoption("tcab_shards")
     if shards:
-        dealt = [Entry(f"runs {index + 1} of {shards}", {"shard": str(index + 1)}) for index in range(shards)]
-        for index, entry in enumerate(ordered):
-            dealt[index % shards].nodeids.extend(entry.nodeids)
-            runs_field = dealt[index % shards].fields
-            runs_field["runs"] = " ".join(filter(None, [runs_field.get("runs"), entry.name]))
+        plan = _plan(config, ordered, shards)
+        dealt = [Entry(f"runs {index + 1} of {shards}", {"shard": str(index + 1), "plan": plan.name})
+                 for index in range(shards)]
+        for entry in ordered:
+            shard = dealt[plan.index_of(entry.name)]
+            shard.nodeids.extend(entry.nodeids)
+            shard.fields["runs"] = " ".join(filter(None, [shard.fields.get("runs"), entry.name]))
         return [entry for entry in dealt if entry.nodeids]
     if len(ordered) == 1 and ordered[0].fields.get("case"):  # one run: its case's entry, as in author mode
         fields = ordered[0].fields
@@ -137,6 +150,17 @@ def run_entries(config: pytest.Config, items: list[pytest.Item], failed_runs: li
     for entry in ordered:
         entry.fields.pop("layout", None)
     return ordered
+
+
+def _plan(config: pytest.Config, runs: list[Entry], count: int) -> Plan:
+    """How `--tcab-shards` deals the runs: as `--tcab-shard` does, by hash or by `--tcab-shard-plan`."""
+    previous = config.getoption("tcab_shard_plan", None)
+    if not previous:
+        return Plan(count)
+    try:
+        return balanced({entry.name: entry.fields.get("case") for entry in runs}, count, Path(previous))
+    except PlanUnreadable as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _entrant_folders(config: pytest.Config, run: object) -> list[str]:

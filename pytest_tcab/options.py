@@ -38,6 +38,8 @@ RESUME_OPTION = "--tcab-resume"
 SHARD_OPTION = "--tcab-shard"
 SHARD_INDEX_VARIABLES = ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "AWS_BATCH_JOB_ARRAY_INDEX")
 """Where `--tcab-shard=auto/N` finds I: a Kubernetes Indexed Job, a Slurm array, an AWS Batch array job."""
+SHARD_PLAN_OPTION = "--tcab-shard-plan"
+ALLOW_PARTIAL_OPTION = "--tcab-allow-partial"
 COMPARE_OPTION = "--tcab-compare"
 MEDIA_OPTION = "--tcab-media"
 MEDIA_MODES = ("all", "failed", "none")
@@ -249,8 +251,15 @@ def add_options(parser: pytest.Parser) -> None:
                          "entry per run)")
     group.addoption(SHARD_OPTION, dest="tcab_shard", type=parse_shard, metavar="I/N|auto/N",
                     help="grade only shard I (0 to N-1) of the runs, chosen by a hash of each run's name (adding "
-                         "runs moves none of the others); auto/N takes I from JOB_COMPLETION_INDEX, "
+                         "runs moves none of the others) or by --tcab-shard-plan; auto/N takes I from JOB_COMPLETION_INDEX, "
                          "SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX; join the shards with --tcab-merge")
+    group.addoption(SHARD_PLAN_OPTION, dest="tcab_shard_plan", metavar="PATH",
+                    help="with --tcab-shard or --tcab-matrix --tcab-shards: deal the runs by their durations in an "
+                         "earlier sweep PATH (its --tcab-out folder or sweep.json), longest first onto the lightest "
+                         "shard, instead of by hash; a run PATH lacks weighs its case's median there")
+    group.addoption(ALLOW_PARTIAL_OPTION, dest="tcab_allow_partial", action="store_true",
+                    help="with --tcab-merge: merge the shards given though some of the count are missing; the "
+                         "merged sweep says which (without it, a missing shard fails the merge)")
     group.addoption(MERGE_OPTION, dest="tcab_merge", metavar="DIR", action="append",
                     help="merge the results.json (and sweep.json) of each shard DIR (repeat the option) into one "
                          "results.json and report.html (and one sweep) in --tcab-out; runs no tests")

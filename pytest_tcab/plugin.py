@@ -214,24 +214,30 @@ def _refuse_run_configuration(config: pytest.Config) -> None:
 def _register_sweep(config: pytest.Config, recorder: ResultsRecorder) -> None:
     """The sweep's writer, with the earlier sweep `--tcab-compare` or `--tcab-resume` names (read now:
     one that cannot be read is a usage error before anything is built)."""
+    from pytest_tcab.run.collect import shard_plan
+    from pytest_tcab.run.collect import shard_record
     from pytest_tcab.run.collect import skip_graded
+    from pytest_tcab.run.report.carried import kept
     from pytest_tcab.run.report.compare import SweepUnreadable
     from pytest_tcab.run.report.compare import read_sweep_rows
     from pytest_tcab.run.report.journal import resumable_rows
     from pytest_tcab.run.report.sweep import GRADED
     from pytest_tcab.run.report.sweep_files import SweepWriter
+    from pytest_tcab.shards import PlanUnreadable
 
     previous = resumed = None
     try:
+        shard_plan(config)  # read now: a plan that cannot be read is a usage error before anything is built
         if config.getoption("tcab_compare"):
             path = Path(config.getoption("tcab_compare"))
             previous = (str(config.getoption("tcab_compare")), read_sweep_rows(path, COMPARE_OPTION))
         if config.getoption("tcab_resume"):
             path = Path(config.getoption("tcab_resume"))
             graded = [row for row in resumable_rows(path, RESUME_OPTION) if row["status"] == GRADED]
-            skip_graded(config, [row["run"] for row in graded])
-            resumed = (path if path.is_dir() else path.parent, graded)
-    except SweepUnreadable as exc:
+            resumed = kept(path if path.is_dir() else path.parent, graded)  # a run without its results.json: again
+            resumed.check_shard(shard_record(config))
+            skip_graded(config, list(resumed.runs))
+    except (SweepUnreadable, PlanUnreadable) as exc:
         raise pytest.UsageError(str(exc)) from None
     live = len(run_folders(config)) + len(missing_folders(config)) > 1 or resumed is not None
     writer = SweepWriter(config, _out_dir(config), recorder, previous=previous, resumed=resumed, live=live)

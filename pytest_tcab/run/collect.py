@@ -19,7 +19,6 @@ imports the run machinery only where it resolves runs.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import Counter
 from collections.abc import Iterable
@@ -36,6 +35,7 @@ from pytest_tcab.runs import RUN_FILE
 from pytest_tcab.runs import GivenRun
 from pytest_tcab.runs import children_runs
 from pytest_tcab.runs import run_folders
+from pytest_tcab.shards import Plan
 
 if TYPE_CHECKING:
     from pytest_tcab.case import CaseVersion
@@ -70,11 +70,75 @@ def skip_graded(config: pytest.Config, labels: Iterable[str]) -> None:
     config.stash[_graded_before_key] = frozenset(labels)
 
 
-def in_shard(label: str, shard: tuple[int, int]) -> bool:
-    """Whether the run `label` is in shard (I, N) of `--tcab-shard`: its name's hash decides, so a
-    run stays in its shard whatever other runs are added."""
-    index, count = shard
-    return int.from_bytes(hashlib.sha256(label.encode("utf-8")).digest()[:8], "big") % count == index
+_plan_key = pytest.StashKey["Plan | None"]()
+
+
+def shard_plan(config: pytest.Config) -> Plan | None:
+    """How `--tcab-shard` deals the session's runs, or None when the session is no shard: the plan
+    a resumed shard's folder recorded (runs dealt at its start stay dealt), else a duration plan
+    of `--tcab-shard-plan`, else by hash. Raises PlanUnreadable (a usage error at configure)."""
+    if _plan_key not in config.stash:
+        config.stash[_plan_key] = _plan(config)
+    return config.stash[_plan_key]
+
+
+def shard_record(config: pytest.Config) -> dict[str, Any] | None:
+    """`shard` of every results.json and sweep.json a shard writes: its index, the count, the plan
+    (`hash` or a duration plan's digest) and the digest of the suite's case files."""
+    from pytest_tcab.session import configured_root
+    from pytest_tcab.shards import suite_digest
+
+    shard, plan = config.getoption("tcab_shard", None), shard_plan(config)
+    if shard is None or plan is None:
+        return None
+    if _suite_digest_key not in config.stash:
+        root = configured_root(config)
+        config.stash[_suite_digest_key] = suite_digest(root) if root is not None else None
+    return {**plan.shard_of(shard[0]), "suite": config.stash[_suite_digest_key]}
+
+
+_suite_digest_key = pytest.StashKey["str | None"]()
+
+
+def _plan(config: pytest.Config) -> Plan | None:
+    from pytest_tcab.runs import missing_folders
+    from pytest_tcab.shards import PlanUnreadable
+    from pytest_tcab.shards import balanced
+    from pytest_tcab.shards import read_plan
+
+    shard = config.getoption("tcab_shard", None)
+    if shard is None:
+        return None
+    count = shard[1]
+    resumed = config.getoption("tcab_resume", None)
+    if resumed:
+        folder = Path(resumed) if Path(resumed).is_dir() else Path(resumed).parent
+        recorded = read_plan(folder)
+        if recorded is not None:
+            if recorded.count != count:
+                raise PlanUnreadable(f"--tcab-resume: {folder} was dealt into {recorded.count} shards "
+                                     f"(shard-plan.json), this session into {count}: resume it with --tcab-shard=I/"
+                                     f"{recorded.count}")
+            return recorded
+    previous = config.getoption("tcab_shard_plan", None)
+    if not previous:
+        return Plan(count)
+    given = run_folders(config)
+    labels = unique_labels([run.folder for run in given])
+    cases: dict[str, str | None] = {labels[run.folder]: _named_case(config, run.folder) for run in given}
+    cases.update({folder.name: None for folder in missing_folders(config)})
+    return balanced(cases, count, Path(previous))
+
+
+def _named_case(config: pytest.Config, folder: Path) -> str | None:
+    """The case a run's run.toml names (None when it names none it can be read for)."""
+    from pytest_tcab.run.spec import read_run_spec
+
+    try:
+        spec, _ = read_run_spec(folder / RUN_FILE, config.getoption("tcab_case"))
+    except TcabError:
+        return None
+    return spec.case
 
 
 def session_runs(config: pytest.Config) -> SessionRuns:
@@ -104,9 +168,10 @@ def _resolve(config: pytest.Config) -> SessionRuns:
             resolved[run.folder] = exc
     _play_together(config, given, resolved)
     shard = config.getoption("tcab_shard", None)
+    plan = shard_plan(config)
     for folder, entry in resolved.items():
         label = entry.label if entry is not None and not isinstance(entry, TcabError) else labels[folder]
-        if label in graded_before or (shard is not None and not in_shard(label, shard)):
+        if label in graded_before or (shard is not None and plan is not None and plan.index_of(label) != shard[0]):
             resolved[folder] = None  # resumed (graded by the earlier sweep), or another shard's
     from pytest_tcab.run.sandbox.sandbox import hide_from_builds
 

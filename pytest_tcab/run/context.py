@@ -240,7 +240,7 @@ def pytest_tcab_run_finished(config: pytest.Config, run: RunContext) -> None:
 
 
 TOP_FILES = frozenset({"results.json", "report.html", "sweep.json", "index.html", "journal.jsonl",
-                       "journal.jsonl.previous"})
+                       "journal.jsonl.previous", "shard-plan.json"})
 """What a sweep writes at the top of `--tcab-out`: no run's folder may take one of these names."""
 
 

@@ -22,6 +22,7 @@ from pytest_tcab.nodeids import match_saved_form
 from pytest_tcab.outcomes import NOT_GRADED_PROPERTY
 from pytest_tcab.outcomes import not_graded_reason
 from pytest_tcab.run.versions import graded_by
+from pytest_tcab.run.versions import graded_with
 from pytest_tcab.run.versions import note_browser
 from pytest_tcab.toml import TomlDocument
 from pytest_tcab.toml import line_in
@@ -120,6 +121,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if call.when == "teardown" and item.stash.get(_last_of_run_key, False):
             report.tcab["run_finished"] = True
             report.tcab["graded_by"] = graded_by(item.config, item.run.label)
+            report.tcab["graded_with"] = graded_with(item.config)
     return report
 
 

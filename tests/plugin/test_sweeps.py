@@ -125,10 +125,18 @@ def test_compare_says_what_changed_since_an_earlier_sweep(pytester: pytest.Pytes
 def test_matrix_shards_merge_back_into_the_unsharded_sweep(pytester: pytest.Pytester, runs: Path) -> None:
     whole = pytester.runpytest(*ARGS, f"--tcab-run={RUNS}", "--tcab-out=whole")
     assert whole.ret == pytest.ExitCode.OK
-    matrix = pytester.runpytest(*ARGS, f"--tcab-run={RUNS}", "--tcab-matrix", "--tcab-shards=2")
+    by_hash = pytester.runpytest(*ARGS, f"--tcab-run={RUNS}", "--tcab-matrix", "--tcab-shards=2")
+    (line,) = [line for line in by_hash.outlines if line.startswith('{"include":')]
+    (entry,) = json.loads(line)["include"]  # as --tcab-shard deals them: every run's name hashes to shard 0
+    assert (entry["name"], entry["plan"]) == ("runs 1 of 2", "hash")
+    assert entry["runs"].split() == ["echo-tournament", "game", "good", "hero", "perf"]
+    # Dealt by their durations in the whole sweep, longest first onto the lightest entry.
+    matrix = pytester.runpytest(*ARGS, f"--tcab-run={RUNS}", "--tcab-matrix", "--tcab-shards=2",
+                                "--tcab-shard-plan=whole")
     (line,) = [line for line in matrix.outlines if line.startswith('{"include":')]
     entries = json.loads(line)["include"]
     assert [entry["name"] for entry in entries] == ["runs 1 of 2", "runs 2 of 2"]
+    assert entries[0]["plan"].startswith("sha256:") and entries[0]["plan"] == entries[1]["plan"]
     shards = []
     for entry in entries:
         out = f"shard-{entry['shard']}"

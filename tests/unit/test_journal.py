@@ -9,15 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tcab.run.collect import in_shard
 from pytest_tcab.run.context import run_folder_name
 from pytest_tcab.run.report.journal import JOURNAL_FILE
 from pytest_tcab.run.report.journal import append
 from pytest_tcab.run.report.journal import journal_rows
 from pytest_tcab.run.report.journal import write_whole
 from pytest_tcab.run.report.leaderboard import leaderboard
+from pytest_tcab.run.report.leaderboard import table_lines
 from pytest_tcab.run.report.progress import Progress
 from pytest_tcab.run.report.sweep import bad_input_row
+from pytest_tcab.shards import hash_index
 
 
 def row(name: str, **more: object) -> dict[str, object]:
@@ -57,19 +58,19 @@ def test_lines_that_are_not_rows_are_skipped(tmp_path: Path) -> None:
     assert list(journal_rows(tmp_path)) == ["a"]
 
 
-@pytest.mark.parametrize("label", ["..", ".", "../../etc", "/", "sweep.json", "journal.jsonl", ".tcab", "x" * 400,
-                                   "index.html"])
+@pytest.mark.parametrize("label", ["..", ".", "../../etc", "/", "sweep.json", "journal.jsonl", "shard-plan.json",
+                                   ".tcab", "x" * 400, "index.html"])
 def test_a_run_folder_is_one_part_under_out_and_none_of_its_files(label: str) -> None:
     name = run_folder_name(label)
     assert "/" not in name and not name.startswith(".") and len(name) <= 120
-    assert name not in ("sweep.json", "journal.jsonl", "index.html", "results.json", "report.html")
+    assert name not in ("sweep.json", "journal.jsonl", "index.html", "results.json", "report.html", "shard-plan.json")
 
 
 def test_a_shard_is_stable_when_runs_are_added() -> None:
     names = [f"run-{i}" for i in range(200)]
-    shard_of = {name: next(i for i in range(4) if in_shard(name, (i, 4))) for name in names}
+    shard_of = {name: hash_index(name, 4) for name in names}
     assert set(shard_of.values()) == {0, 1, 2, 3}
-    more = {name: next(i for i in range(4) if in_shard(name, (i, 4))) for name in [*names, "new-a", "new-b"]}
+    more = {name: hash_index(name, 4) for name in [*names, "new-a", "new-b"]}
     assert {name: more[name] for name in names} == shard_of
 
 
@@ -90,3 +91,17 @@ def test_a_cell_graded_by_different_versions_is_confounded() -> None:
     assert board[0]["confounded"] == [] and board[0]["tool"] == []
     board = leaderboard([row("a", score=1.0, graded_by=same), row("b", score=0.5, graded_by={"chromium": "121.0"})])
     assert board[0]["confounded"] == ["tool"] and board[0]["tool"] == ["chromium 120.0", "chromium 121.0"]
+
+
+def test_a_cell_graded_with_different_options_is_confounded_naming_the_option() -> None:
+    options = {"build_memory": 4 * 2**30, "viewport": "1280x720", "media": "all"}
+    board = leaderboard([row("a", score=1.0, graded_with=options), row("b", score=0.5, graded_with=dict(options)),
+                         row("c", score=0.5)])  # an older run that records no options is not counted against them
+    assert board[0]["confounded"] == [] and board[0]["option"] == []
+    smaller = {**options, "build_memory": 2**29, "viewport": "800x600"}
+    board = leaderboard([row("a", score=1.0, graded_with=options), row("b", score=0.5, graded_with=smaller)])
+    assert board[0]["confounded"] == ["option"]
+    assert board[0]["option"] == ["--tcab-build-memory=4294967296", "--tcab-build-memory=536870912",
+                                  "--tcab-viewport=1280x720", "--tcab-viewport=800x600"]
+    assert any("options --tcab-build-memory=4294967296/--tcab-build-memory=536870912" in line
+               for line in table_lines(board))

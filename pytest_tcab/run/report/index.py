@@ -31,6 +31,7 @@ from pytest_tcab.run.report.sweep import FUEL
 from pytest_tcab.run.report.sweep import OVER_CEILING
 from pytest_tcab.run.report.sweep import STANDINGS
 from pytest_tcab.run.report.sweep import STATUSES
+from pytest_tcab.run.report.sweep import shards_line
 
 INDEX_FILE = "index.html"
 
@@ -119,11 +120,19 @@ def render_index(sweep: dict[str, Any], out_dir: Path | None = None) -> str:
         f"media-src 'self' file: data:; style-src 'unsafe-inline'; script-src 'sha256-{digest}'\">\n"
         f"<title>{e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         f"<header><h1>{e(title)}</h1><p>{e(counted)} · media mode {e(sweep.get('media'))}</p>"
-        f"{_progress(sweep.get('progress'))}</header>\n"
+        f"{_progress(sweep.get('progress'))}{_shards(sweep.get('shards'))}</header>\n"
         f"{_filters(rows)}\n<main>\n{''.join(sections)}</main>\n"
         f'<script type="application/json" id="tcab-data">{json_island(data)}</script>\n'
         f"<script>{script}</script>\n</body>\n</html>\n"
     )
+
+
+def _shards(held: Any) -> str:
+    """A merge of shards: which it holds, and, loudly, which are missing (`--tcab-allow-partial`)."""
+    if not isinstance(held, dict) or not isinstance(held.get("missing"), list):
+        return ""
+    missing = ' class="flag"' if held["missing"] else ""
+    return f'<p id="shards" role="status"{missing}>{e(shards_line(held))}</p>'
 
 
 def _progress(progress: Any) -> str:
@@ -189,8 +198,8 @@ def _leaderboard(board: list[dict[str, Any]], rows: list[dict[str, Any]]) -> str
             "median; over-ceiling runs drawn as crosses, outside the median; incorrect runs counted beside); the "
             "pass rate (runs that earned every automated point) with its 95% Wilson interval; the duration as a "
             "median with its interquartile range. n is written beside each group; runs not graded or unscored "
-            "are counted beside it, never in its figures. A confounded group mixes case versions, variants or "
-            "engines. The figures are shown side by side; none is ranked above the others here.</p>")
+            "are counted beside it, never in its figures. A confounded group mixes case versions, variants, "
+            "engines, tool versions or grading options. The figures are shown side by side; none is ranked above the others here.</p>")
     rows_html = [_board_row(cell) for cell in board]
     head = ["harness", "model", "case", "figure", "value", "95% interval", "IQR", "n", "pass rate", "Wilson 95%",
             "duration (s)", "beside the figure"]

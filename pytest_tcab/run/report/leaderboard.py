@@ -17,7 +17,7 @@ merging harnesses. A run that was not graded is counted beside the mean, never i
 graded run without a score of its own (a tournament) or a partial one (`-k`, `-m` left items out). The interval's resampling is seeded
 from the sorted names of the runs it covers, so the same runs always give the same interval.
 A cell whose runs mix case versions or variants (or engines), or were graded by different
-versions of a tool, is flagged as confounded: its mean averages different tests. The board presents the figures; it names no winner.
+versions of a tool or with different grading options, is flagged as confounded: its mean averages different tests. The board presents the figures; it names no winner.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from pytest_tcab.run.report.sweep import NOT_GRADED
 from pytest_tcab.run.report.sweep import OVER_CEILING
 from pytest_tcab.run.report.sweep import SCORE
 from pytest_tcab.run.report.sweep import STANDINGS
+from pytest_tcab.run.versions import mixed_options
 from pytest_tcab.run.versions import mixed_tools
 
 RESAMPLES = 4000
@@ -67,6 +68,8 @@ def _cell(harness: str, model: str, case: str, rows: list[dict[str, Any]]) -> di
     confounded = [part for part, values in mixed.items() if len(values) > 1]
     mixed["tool"] = mixed_tools(rows)  # graded by different versions (Chromium, Node, wasmtime, the plugin)
     confounded += ["tool"] if mixed["tool"] else []
+    mixed["option"] = mixed_options(rows)  # graded with different caps, timeouts, viewport, network (`graded_with`)
+    confounded += ["option"] if mixed["option"] else []
     low, high = bootstrap_interval(scores, [row["run"] for row in scored])
     return {
         "harness": harness or None,

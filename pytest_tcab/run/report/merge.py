@@ -20,15 +20,23 @@ from typing import Any
 
 import pytest
 
+from pytest_tcab.options import ALLOW_PARTIAL_OPTION
 from pytest_tcab.options import MERGE_OPTION
 from pytest_tcab.options import SUITE_OPTION
+from pytest_tcab.run.report.carried import describe_shard
+from pytest_tcab.run.report.carried import moved
 from pytest_tcab.run.report.compare import SweepUnreadable
 from pytest_tcab.run.report.compare import read_sweep_rows
 from pytest_tcab.run.report.records import RunRecord
 from pytest_tcab.run.report.results import ResultsRecorder
 from pytest_tcab.run.report.sweep import BAD_INPUT
 from pytest_tcab.run.report.sweep import SWEEP_FILE
+from pytest_tcab.run.report.sweep import held_shards
+from pytest_tcab.run.report.sweep import indexes_text
+from pytest_tcab.run.report.sweep import shards_line
 from pytest_tcab.run.report.sweep_files import write_sweep
+from pytest_tcab.run.versions import differing_options
+from pytest_tcab.run.versions import option_flag
 from pytest_tcab.writing import WritingSession
 
 IDENTITY = ("run", "case", "version", "variant", "engine", "source", "layout", "model", "harness", "labels", "media",
@@ -56,7 +64,7 @@ class Merge(WritingSession):
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         written = [path, write_report(data, self.out_dir, self.config.getoption("tcab_report"))]
         bad = [row for shard in shards for row in shard_sweep_rows(shard) if row["status"] == BAD_INPUT]
-        if bad or len(data["runs"]) > 1 or any(shard_sweep_rows(shard) for shard in shards):
+        if bad or len(data["runs"]) > 1 or "shards" in data or any(shard_sweep_rows(shard) for shard in shards):
             media = next((run["media"] for run in data["runs"] if run.get("media")), "all")
             written += write_sweep(data, self.out_dir, form=self.config.getoption("tcab_report"), media=media,
                                    extra_rows=bad)
@@ -66,7 +74,11 @@ class Merge(WritingSession):
         if not self.written:
             return
         terminalreporter.section("tcab merge", sep="-")
-        runs = json.loads(self.written[0].read_text(encoding="utf-8"))["runs"]
+        data = json.loads(self.written[0].read_text(encoding="utf-8"))
+        runs = data["runs"]
+        held = data.get("shards")
+        if held:
+            terminalreporter.write_line(shards_line(held), red=bool(held["missing"]), bold=bool(held["missing"]))
         from pytest_tcab.run.report.results import figure_lines
         from pytest_tcab.run.report.results import run_heading
 
@@ -86,6 +98,7 @@ def merge(config: pytest.Config, shards: list[Path], out_dir: Path) -> dict[str,
     if not shards:
         raise pytest.UsageError(f"{MERGE_OPTION}: no shard given")
     loaded = [(shard, read_shard(shard)) for shard in shards]
+    held = shards_held(loaded, allow_partial=bool(config.getoption("tcab_allow_partial")))
     out_dir.mkdir(parents=True, exist_ok=True)
     recorder = ResultsRecorder(config, out_dir)
     origin: dict[str, Path] = {}
@@ -94,7 +107,7 @@ def merge(config: pytest.Config, shards: list[Path], out_dir: Path) -> dict[str,
         folder = shard if shard.is_dir() else shard.parent
         if folder.resolve() == out_dir.resolve():
             raise pytest.UsageError(f"{MERGE_OPTION}: {shard} is also --tcab-out; merge into another folder")
-        moved = _copy_media(folder, out_dir)
+        folders = _copy_media(folder, out_dir)
         for run in data["runs"]:
             identity = {key: run[key] for key in IDENTITY if key in run}
             record = recorder.runs.setdefault(identity["run"], RunRecord(identity))
@@ -104,8 +117,10 @@ def merge(config: pytest.Config, shards: list[Path], out_dir: Path) -> dict[str,
             origin.setdefault(identity["run"], shard)
             if isinstance(run.get("graded_by"), dict):
                 record.graded_by = record.graded_by or dict(run["graded_by"])
+            if isinstance(run.get("graded_with"), dict):
+                record.graded_with = record.graded_with or dict(run["graded_with"])
             for item in run["items"]:
-                entry = _moved({key: value for key, value in item.items() if key != "nodeid"}, moved)
+                entry = moved({key: value for key, value in item.items() if key != "nodeid"}, folders)
                 known = record.items.setdefault(item["nodeid"], entry)
                 if known["outcome"] != entry["outcome"]:
                     raise pytest.UsageError(_conflict(f"item {item['nodeid']}", origin[f"item {item['nodeid']}"], shard,
@@ -120,7 +135,73 @@ def merge(config: pytest.Config, shards: list[Path], out_dir: Path) -> dict[str,
     merged = recorder.results()
     for run in merged["runs"]:
         _check_recomputed(run, previous[run["run"]])
-    return {**_session(loaded), "merged_from": [str(shard) for shard in shards], "runs": merged["runs"]}
+    return {**_session(loaded), **({"shards": held} if held is not None else {}),
+            "merged_from": [str(shard) for shard in shards], "runs": merged["runs"]}
+
+
+def shards_held(loaded: list[tuple[Path, dict[str, Any]]], *, allow_partial: bool) -> dict[str, Any] | None:
+    """Which shards of how many the merge holds (`shards` of the merged results.json and sweep.json),
+    or None when the shards record none (CI matrix entries, an older version's); every way they do
+    not make one sweep is a usage error naming the folders: shards of different counts, plans,
+    suites, plugin versions or grading options, a shard given twice, a folder that is no shard
+    beside ones that are, and a missing index (unless `allow_partial`)."""
+    problems = _differing(loaded, "the plugin", lambda data: (data.get("tool") or {}).get("pytest-tcab"))
+    records = {shard: data["shard"] for shard, data in loaded if isinstance(data.get("shard"), dict)}
+    for name, values in differing_options([data["graded_with"] for _, data in loaded
+                                           if isinstance(data.get("graded_with"), dict)]).items():
+        problems += _differing(loaded, option_flag(name), lambda data: json.dumps((data.get("graded_with") or {}).get(
+            name)) if isinstance(data.get("graded_with"), dict) and name in data["graded_with"] else None)
+    if not records:
+        _refuse(problems)
+        return None
+    unsharded = [shard for shard, _ in loaded if shard not in records]
+    if unsharded:
+        first = next(iter(records.items()))
+        problems.append(f"{_folders(unsharded)} {'is' if len(unsharded) == 1 else 'are'} no shard (no `shard` in its "
+                        f"results.json: graded without --tcab-shard), but {first[0]} is {describe_shard(first[1])}; "
+                        "merge the shards of one sweep")
+    for key, what in (("count", "shard counts"), ("plan", "plans"), ("suite", "suites")):
+        problems += _differing([(shard, {"v": record.get(key)}) for shard, record in records.items()], what,
+                               lambda data: data["v"])
+    by_index: dict[int, list[Path]] = {}
+    for shard, record in records.items():
+        places = by_index.setdefault(int(record.get("index", -1)), [])
+        if all(place.resolve() != shard.resolve() for place in places):
+            places.append(shard)
+    for index, places in sorted(by_index.items()):
+        if len(places) > 1:
+            problems.append(f"shard {index} is given twice, as {_folders(places)}; give one folder of each shard")
+    count = int(next(iter(records.values())).get("count", 0))
+    missing = [index for index in range(count) if index not in by_index]
+    if missing and not allow_partial:
+        problems.append(f"{indexes_text(missing)} of {count} {'is' if len(missing) == 1 else 'are'} missing (given: "
+                        f"{indexes_text(sorted(by_index)) or 'none'}): give every shard's folder (a failed array task? a "
+                        f"glob that missed one?), or {ALLOW_PARTIAL_OPTION} to merge what is there and say what is not")
+    _refuse(problems)
+    return held_shards(count, next(iter(records.values())).get("plan"), sorted(by_index), missing)
+
+
+def _differing(loaded: list[tuple[Path, dict[str, Any]]], what: str, value_of: Any) -> list[str]:
+    """The problem of shards that hold different values of `what` (a shard that holds none is not
+    counted against the others), naming the folders of each value."""
+    found: dict[str, list[Path]] = {}
+    for shard, data in loaded:
+        value = value_of(data)
+        if value is not None:
+            found.setdefault(str(value), []).append(shard)
+    if len(found) < 2:
+        return []
+    return [f"shards differ in {what}: " + "; ".join(f"{value.strip(chr(34))} in {_folders(folders)}"
+                                                     for value, folders in sorted(found.items()))]
+
+
+def _refuse(problems: list[str]) -> None:
+    if problems:
+        raise pytest.UsageError("\n".join(f"{MERGE_OPTION}: {problem}" for problem in problems))
+
+
+def _folders(folders: list[Path]) -> str:
+    return ", ".join(str(folder) for folder in folders)
 
 
 def shard_sweep_rows(shard: Path) -> list[dict[str, Any]]:
@@ -200,6 +281,9 @@ def _session(loaded: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
     sandboxes = [data["sandbox"] for data in datas if isinstance(data.get("sandbox"), dict)]
     if sandboxes:
         found["sandbox"] = next((box for box in sandboxes if not box.get("sandboxed")), sandboxes[0])
+    graded_with = next((data["graded_with"] for data in datas if isinstance(data.get("graded_with"), dict)), None)
+    if graded_with is not None:  # the shards' own, which `shards_held` found to agree
+        found["graded_with"] = graded_with
     changed = sorted({change for data in datas for change in data.get("suite_changed", [])})
     if changed:
         found["suite_changed"] = changed
@@ -208,26 +292,9 @@ def _session(loaded: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
 
 def _copy_media(folder: Path, out_dir: Path) -> dict[str, tuple[Path, Path]]:
     """Copy the shard's run folders into `out_dir`; by folder name, where they were and are now."""
-    moved = {}
+    folders = {}
     for child in sorted(folder.iterdir()):
         if child.is_dir():
             shutil.copytree(child, out_dir / child.name, dirs_exist_ok=True)
-            moved[child.name] = (child, out_dir / child.name)
-    return moved
-
-
-def _moved(value: Any, moved: dict[str, tuple[Path, Path]]) -> Any:
-    """`value` with every absolute path into a shard's run folder pointing at its copy."""
-    if isinstance(value, dict):
-        return {key: _moved(item, moved) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_moved(item, moved) for item in value]
-    if isinstance(value, str) and value.startswith("/"):
-        parts = Path(value).parts
-        for index, part in enumerate(parts):
-            if part in moved:
-                rest = Path(*parts[index + 1:]) if index + 1 < len(parts) else Path()
-                old, new = moved[part]
-                if (old / rest).exists():
-                    return str(new / rest)
-    return value
+            folders[child.name] = (child, out_dir / child.name)
+    return folders

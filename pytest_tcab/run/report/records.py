@@ -20,6 +20,8 @@ class RunRecord:
     """Why some of its items never ran though the session meant to run them (it was interrupted)."""
     graded_by: dict[str, str] = field(default_factory=dict)
     """The versions of the tools that graded it (`run.versions`)."""
+    graded_with: dict[str, Any] = field(default_factory=dict)
+    """The options that graded it, those that can change a verdict or a figure (`run.versions`)."""
 
     def counts(self) -> Counter[str]:
         return Counter(item["outcome"] for item in self.items.values())

@@ -48,6 +48,8 @@ class ResultsRecorder:
         """Every run item the session collected to run, by node id (what an interruption leaves out)."""
         self.data: dict[str, Any] | None = None
         """results.json as written at the session's end."""
+        self.carried: dict[str, dict[str, Any]] = {}
+        """The runs `--tcab-resume` kept, by run, as their results.json holds them: in results.json too."""
 
     # -- collecting ----------------------------------------------------------------------
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
@@ -96,6 +98,7 @@ class ResultsRecorder:
         if data.get("run_finished"):
             run.deselected.update(data.get("deselected", {}))
             run.graded_by = dict(data.get("graded_by", {}))
+            run.graded_with = dict(data.get("graded_with", {}))
         if report.when != "call" and not (report.failed or report.skipped):
             return
         props: dict[str, Any] = dict(report.user_properties)
@@ -128,7 +131,9 @@ class ResultsRecorder:
     # -- writing -------------------------------------------------------------------------
     def results(self) -> dict[str, Any]:
         """results.json of every run recorded so far."""
-        return {**self._session_part(), "runs": [self._run(record) for _, record in sorted(self.runs.items())]}
+        every = {**self.carried, **self.runs}  # a run kept by a resume, unless this session graded it again
+        return {**self._session_part(), "runs": [self._run(record) if isinstance(record, RunRecord) else record
+                                                 for _, record in sorted(every.items())]}
 
     def run_results(self, label: str) -> dict[str, Any]:
         """results.json of the run `label` alone, as its own folder of a sweep holds it."""
@@ -144,6 +149,7 @@ class ResultsRecorder:
             **(partial if record.deselected else {"partial": False}),
             "items": [dict(nodeid=nodeid, **entry) for nodeid, entry in sorted(record.items.items())],
             **({"graded_by": record.graded_by} if record.graded_by else {}),
+            **({"graded_with": record.graded_with} if record.graded_with else {}),
             **for_run(self.config, record),
             **site_entry(self.out_dir / run_folder_name(record.identity["run"])),
         }
@@ -154,7 +160,14 @@ class ResultsRecorder:
         from pytest_tcab.run.sandbox.sandbox import described
         from pytest_tcab.run.sandbox.snapshot import suite_changes
 
-        data: dict[str, Any] = {"tool": _tool_versions(), "sandbox": described(self.config)}
+        from pytest_tcab.run.collect import shard_record
+        from pytest_tcab.run.versions import graded_with
+
+        data: dict[str, Any] = {"tool": _tool_versions(), "sandbox": described(self.config),
+                                "graded_with": graded_with(self.config)}
+        shard = shard_record(self.config) if self.config.getoption("tcab_shard", None) else None
+        if shard is not None:  # which shard of how many, dealt how: what a merge checks
+            data["shard"] = shard
         changed = suite_changes(self.config)
         if changed is not None:  # checked when the session ended: a failure of the whole session
             data["suite_changed"] = changed
@@ -172,7 +185,7 @@ class ResultsRecorder:
             workeroutput[_EXPECTED_OUTPUT] = self.expected
             return
         self._interrupted(session)
-        if not self.runs and self.config.getoption("tcab_shard", None) is None:
+        if not self.runs and not self.carried and self.config.getoption("tcab_shard", None) is None:
             return  # a shard writes its results.json even with no run in it: the merge reads every shard
         data = self.data = self.results()
         from pytest_tcab.run.report.html import SELF_CONTAINED
@@ -186,7 +199,7 @@ class ResultsRecorder:
         _junit_suite_properties(self.config, data)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.runs or hasattr(self.config, "workerinput"):
+        if not (self.runs or self.carried) or hasattr(self.config, "workerinput"):
             return
         terminalreporter.section("tcab", sep="-")
         data = self.results() if not self.written else json.loads(self.written[0].read_text())

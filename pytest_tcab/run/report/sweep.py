@@ -70,6 +70,7 @@ def sweep_row(run: dict[str, Any], report: str | None, out_dir: Path | None = No
         "details": {item_key(item): item_detail(item, out_dir) for item in items},
         **({"graded_by": dict(run["graded_by"])} if run.get("graded_by") else {}),
         "review": row_review(run),  # what the reviewers decided (run/report/reviewed.py)
+        **({"graded_with": dict(run["graded_with"])} if run.get("graded_with") else {}),
     }
 
 
@@ -218,3 +219,25 @@ def shape_problem(data: Any) -> str | None:
         if not isinstance(row.get("items", {}), dict):
             return f"`runs[{index}].items` is not a table of item outcomes"
     return None
+
+
+def held_shards(count: int, plan: Any, merged: list[int], missing: list[int]) -> dict[str, Any]:
+    """`shards` of a merge's results.json and sweep.json: how many shards the sweep was dealt into and
+    how (`hash`, or a duration plan's digest), which of them it merged, and which are missing
+    (none, unless `--tcab-allow-partial` merged without them)."""
+    return {"count": count, "plan": plan, "merged": merged, "missing": missing}
+
+
+def shards_line(held: dict[str, Any]) -> str:
+    """What a merge of shards holds, and what it lacks: the first thing its reader must know."""
+    merged = f"merged {indexes_text(held['merged']) or 'no shard'} of {held['count']} (dealt by {held['plan']})"
+    if not held["missing"]:
+        return merged
+    return f"{merged}; MISSING {indexes_text(held['missing'])}: their runs are in no figure of this sweep"
+
+
+def indexes_text(indexes: list[int]) -> str:
+    """`shard 2`, `shards 0, 3`, or nothing for none."""
+    if not indexes:
+        return ""
+    return ("shard " if len(indexes) == 1 else "shards ") + ", ".join(str(index) for index in indexes)

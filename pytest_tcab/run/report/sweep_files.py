@@ -25,6 +25,8 @@ import pytest
 from pytest_tcab.options import RUN_OPTION
 from pytest_tcab.run.context import run_folder_name
 from pytest_tcab.run.report import journal
+from pytest_tcab.run.report.carried import Resumed
+from pytest_tcab.run.report.carried import moved
 from pytest_tcab.run.report.compare import change_lines
 from pytest_tcab.run.report.compare import compare
 from pytest_tcab.run.report.html import SELF_CONTAINED
@@ -42,10 +44,15 @@ from pytest_tcab.run.report.sweep import GRADED
 from pytest_tcab.run.report.sweep import STATUSES
 from pytest_tcab.run.report.sweep import SWEEP_FILE
 from pytest_tcab.run.report.sweep import bad_input_row
+from pytest_tcab.run.report.sweep import held_shards
 from pytest_tcab.run.report.sweep import sweep_row
+from pytest_tcab.shards import PLAN_FILE
 
 REWRITE_EVERY_S = 3.0
 """The live sweep.json and index.html are rewritten at most this often (and always at the end)."""
+SESSION_KEYS = ("shard", "shards", "graded_with")
+"""What sweep.json says of the session as results.json does: which shard it is (or, merged, which
+shards it holds and lacks) and the options it graded with."""
 
 
 def write_sweep(data: dict[str, Any], out_dir: Path, *, form: str, media: str, extra_rows: list[dict[str, Any]],
@@ -62,10 +69,14 @@ def write_sweep(data: dict[str, Any], out_dir: Path, *, form: str, media: str, e
     for run in data["runs"]:
         if in_sweep(run):
             rows.append(kept.get(run["run"]) or write_run(data, run, out_dir, form))
-    extra: dict[str, Any] = {"compare": compare(rows, previous[1], previous[0])} if previous is not None else {}
+    extra: dict[str, Any] = {}
+    if previous is not None:
+        extra["compare"] = compare(rows, previous[1], previous[0])
     if progress is not None:
         extra["progress"] = progress
-    return write_document(sweep_document(rows, tool=data.get("tool", {}), media=media, extra=extra), out_dir)
+    session = {key: data[key] for key in SESSION_KEYS if key in data}
+    return write_document(sweep_document(rows, tool=data.get("tool", {}), media=media, session=session, extra=extra),
+                          out_dir)
 
 
 def write_run(data: dict[str, Any], run: dict[str, Any], out_dir: Path, form: str) -> dict[str, Any]:
@@ -90,9 +101,11 @@ def in_sweep(run: dict[str, Any]) -> bool:
 
 
 def sweep_document(rows: list[dict[str, Any]], *, tool: dict[str, str], media: str,
-                   extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """sweep.json: the rows sorted by run name, their status counts and the leaderboard."""
+                   session: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """sweep.json: the rows sorted by run name, their status counts and the leaderboard; and what
+    results.json says of the `session` (`SESSION_KEYS`)."""
     ordered = sorted(rows, key=lambda row: row["run"])
+    session = session or {}
     return {
         "tool": tool,
         "media": media,
@@ -101,6 +114,9 @@ def sweep_document(rows: list[dict[str, Any]], *, tool: dict[str, str], media: s
         "runs": ordered,
         "leaderboard": leaderboard(ordered),
         "reviews": sweep_reviews(ordered),  # overrides and agreement (run/report/reviewed.py)
+        **({"graded_with": dict(session["graded_with"])} if "graded_with" in session else {}),
+        **({"shard": dict(session["shard"])} if "shard" in session else {}),
+        **({"shards": held_shards(**session["shards"])} if "shards" in session else {}),
         **(extra or {}),
     }
 
@@ -112,32 +128,39 @@ class SweepWriter:
 
     def __init__(self, config: pytest.Config, out_dir: Path, recorder: ResultsRecorder, *,
                  previous: tuple[str, list[dict[str, Any]]] | None = None,
-                 resumed: tuple[Path, list[dict[str, Any]]] | None = None, live: bool = False) -> None:
+                 resumed: Resumed | None = None, live: bool = False) -> None:
         self.config = config
         self.out_dir = out_dir
         self.recorder = recorder
         self.previous = previous
         """`--tcab-compare`: where the earlier sweep is, and its rows."""
         self.resumed = resumed
-        """`--tcab-resume`: the earlier sweep's folder, and the rows of the runs it graded."""
+        """`--tcab-resume`: the earlier sweep's folder, and the runs it graded and keeps."""
         self.live = live and not hasattr(config, "workerinput")
         """Whether each run is written as it ends (a sweep, in the process that records results)."""
         self.bad: dict[str, dict[str, Any]] = {}
         """Rows of the runs that could not be collected, by run."""
         self.rows: dict[str, dict[str, Any]] = {}
         """The rows of the journal so far: the runs carried from the earlier sweep, then each finished run."""
-        self.progress = Progress(carried=len(resumed[1]) if resumed is not None else 0)
+        self.progress = Progress(carried=len(resumed.rows) if resumed is not None else 0)
         self._rewritten = float("-inf")
         self._tool: dict[str, str] = {}
+        self._session: dict[str, Any] = {}
         self.document: dict[str, Any] | None = None
         self.written: list[Path] = []
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        """Begin the journal (or go on with the one being resumed), the carried runs in it."""
+        """Write the shard's plan, when it was dealt by one; begin the journal (or go on with the one
+        being resumed), the carried runs in it."""
+        from pytest_tcab.run.collect import shard_plan
+
+        plan = None if hasattr(self.config, "workerinput") else shard_plan(self.config)
+        if plan is not None and plan.shards is not None:  # so that a resume deals by the same plan
+            journal.write_whole(self.out_dir / PLAN_FILE, json.dumps(plan.as_json(), indent=2) + "\n")
         if not self.live:
             return
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        same = self.resumed is not None and self.resumed[0].resolve() == self.out_dir.resolve()
+        same = self.resumed is not None and self.resumed.folder.resolve() == self.out_dir.resolve()
         if not same:
             journal.start(self.out_dir)
         known = journal.journal_rows(self.out_dir)
@@ -175,6 +198,7 @@ class SweepWriter:
         label = data["run"]["run"]
         results = self.recorder.run_results(label)
         self._tool = results.get("tool", {})
+        self._session = {key: results[key] for key in SESSION_KEYS if key in results}
         try:
             row = write_run(results, results["runs"][0], self.out_dir, self.config.getoption("tcab_report"))
             journal.append(self.out_dir, row)
@@ -192,7 +216,7 @@ class SweepWriter:
         """sweep.json and index.html of the runs finished so far, and how far the sweep has come."""
         rows = [*self.bad.values(), *self.rows.values()]
         document = sweep_document(rows, tool=self._tool, media=self.config.getoption("tcab_media"),
-                                  extra={"progress": self.progress.document()})
+                                  session=self._session, extra={"progress": self.progress.document()})
         try:
             write_document(document, self.out_dir)
         except OSError:
@@ -208,41 +232,52 @@ class SweepWriter:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(self.config, "workerinput"):
             return
-        from pytest_tcab.run.collect import in_shard
+        from pytest_tcab.run.collect import shard_plan
         from pytest_tcab.runs import missing_folders
 
         shard = self.config.getoption("tcab_shard", None)
         for folder in missing_folders(self.config):
-            if shard is not None and not in_shard(folder.name, shard):
+            plan = shard_plan(self.config)
+            if shard is not None and plan is not None and plan.index_of(folder.name) != shard[0]:
                 continue  # another shard's
             self.bad.setdefault(folder.name, bad_input_row(folder.name, str(folder),
                                                            f"{RUN_OPTION}: {folder} is not a folder (it does not exist)"))
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a run that could not be graded
+        if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and self.resumed is not None and self.resumed.rows:
+            session.exitstatus = pytest.ExitCode.OK  # every run of it was kept: the sweep is done, not empty
         data = self.recorder.data or self.recorder.results()
-        graded = {run["run"] for run in data["runs"] if in_sweep(run)}
+        fresh = [run for run in data["runs"] if run["run"] not in self.recorder.carried]  # graded by this session
+        graded = {run["run"] for run in fresh if in_sweep(run)}
         carried = [row for row in (self.rows.values() if self.live else self._resumed_rows())
                    if row.get("resumed") and row["run"] not in graded]
         extra = [*self.bad.values(), *carried]
         if len(graded) + len(extra) < 2 and self.previous is None and self.resumed is None:
             return
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        self.written = write_sweep(data, self.out_dir, form=self.config.getoption("tcab_report"),
+        self.written = write_sweep({**data, "runs": fresh}, self.out_dir, form=self.config.getoption("tcab_report"),
                                    media=self.config.getoption("tcab_media"), extra_rows=extra, previous=self.previous,
                                    progress=self.progress.document(done=True) if self.live else None,
                                    written={label: row for label, row in self.rows.items() if not row.get("resumed")})
         self.document = json.loads(self.written[0].read_text(encoding="utf-8"))
 
     def _resumed_rows(self) -> list[dict[str, Any]]:
-        """The runs the earlier sweep graded, their folders brought along when it was elsewhere."""
+        """The runs the earlier sweep graded, their folders brought along when it was elsewhere, and
+        handed to the recorder (so this session's results.json and report.html hold them too)."""
         if self.resumed is None:
             return []
-        folder, rows = self.resumed
-        for row in rows:
-            earlier = folder / run_folder_name(row["run"])
+        rows = []
+        for row in self.resumed.rows:
+            earlier = self.resumed.folder / run_folder_name(row["run"])
+            folders = {}
             if earlier.is_dir() and earlier.resolve() != (self.out_dir / earlier.name).resolve():
                 shutil.copytree(earlier, self.out_dir / earlier.name, dirs_exist_ok=True)
-        return [{**self._assembled_again(row), "resumed": True} for row in rows]
+                folders[earlier.name] = (earlier, self.out_dir / earlier.name)
+            run = moved(self.resumed.runs[row["run"]], folders)
+            self.config.hook.pytest_tcab_run_results(config=self.config, run=run)  # reviews written since, say
+            self.recorder.carried[row["run"]] = run
+            rows.append({**self._assembled_again(row), "resumed": True})
+        return rows
 
     def _assembled_again(self, row: dict[str, Any]) -> dict[str, Any]:
         """A carried run's row, with what plugins add to a run's results now (`pytest_tcab_run_results`:

@@ -420,7 +420,8 @@ def _probe(config: pytest.Config) -> Sandbox | SandboxUnavailable:
 
 
 def hidden_places(config: pytest.Config) -> tuple[Path, ...]:
-    """The suite, the results and reviews folders, the home, the checkout and the run folders, resolved."""
+    """The suite, the results and reviews folders, the home, the checkout, the run folders and the
+    earlier sweeps the session reads, resolved."""
     from pytest_tcab.session import configured_root
 
     places: list[Path] = [Path.home(), config.invocation_params.dir, config.rootpath,
@@ -432,6 +433,11 @@ def hidden_places(config: pytest.Config) -> tuple[Path, ...]:
         places.append(root)
     hidden_runs: list[Path] = config.stash.get(_hidden_runs_key, [])
     places.extend(hidden_runs)
+    # The earlier sweeps a session reads (their verdicts and messages say what is tested), wherever they are.
+    for dest in ("tcab_resume", "tcab_compare", "tcab_shard_plan"):
+        given = Path(config.getoption(dest, None) or "")
+        if given != Path() and given.exists():
+            places.append(given if given.is_dir() else given.parent)
     return tuple(dict.fromkeys(Path(os.path.realpath(place)) for place in places))
 
 

@@ -189,6 +189,7 @@ def _register_sweep(config: pytest.Config, recorder: ResultsRecorder) -> None:
     """The sweep's writer, with the earlier sweep `--tcab-compare` or `--tcab-resume` names (read now:
     one that cannot be read is a usage error before anything is built)."""
     from pytest_tcab.run.collect import skip_graded
+    from pytest_tcab.run.report.attempts import remember_earlier
     from pytest_tcab.run.report.compare import SweepUnreadable
     from pytest_tcab.run.report.compare import read_sweep_rows
     from pytest_tcab.run.report.journal import resumable_rows
@@ -202,7 +203,9 @@ def _register_sweep(config: pytest.Config, recorder: ResultsRecorder) -> None:
             previous = (str(config.getoption("tcab_compare")), read_sweep_rows(path, COMPARE_OPTION))
         if config.getoption("tcab_resume"):
             path = Path(config.getoption("tcab_resume"))
-            graded = [row for row in resumable_rows(path, RESUME_OPTION) if row["status"] == GRADED]
+            earlier = resumable_rows(path, RESUME_OPTION)
+            remember_earlier(config, earlier)  # the attempts a run graded again appends to
+            graded = [row for row in earlier if row["status"] == GRADED]
             skip_graded(config, [row["run"] for row in graded])
             resumed = (path if path.is_dir() else path.parent, graded)
     except SweepUnreadable as exc:

@@ -28,6 +28,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
+from pytest_tcab.run.report.attempts import graded_after_retry
 from pytest_tcab.run.report.sweep import CORRECT
 from pytest_tcab.run.report.sweep import FUEL
 from pytest_tcab.run.report.sweep import GRADED
@@ -76,6 +77,7 @@ def _cell(harness: str, model: str, case: str, rows: list[dict[str, Any]]) -> di
         "high": high,
         "not_graded": sum(row["status"] == NOT_GRADED for row in rows),
         "unscored": sum(row["status"] == GRADED and not _scored(row) for row in rows),
+        "graded_after_retry": graded_after_retry(rows),  # run.report.attempts: said beside the figure
         **mixed,
         "confounded": confounded,
         "figure": _figure(rows, scored),
@@ -277,7 +279,8 @@ def beside_the_figure(cell: dict[str, Any]) -> list[str]:
     the terminal table, the page's table and its chart all say them in these words."""
     figure = cell.get("figure") or {}
     counts = [(figure.get("over_ceiling"), "over the ceiling"), (figure.get("incorrect"), "incorrect"),
-              (cell["not_graded"], "not graded"), (cell["unscored"], "unscored")]
+              (cell["not_graded"], "not graded"), (cell["unscored"], "unscored"),
+              (cell.get("graded_after_retry"), "graded after a retry")]
     return [f"{count} {what}" for count, what in counts if count]
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tcab.bounded import bound
+from pytest_tcab.run.report import attempts
 
 SWEEP_FILE = "sweep.json"
 GRADED, NOT_GRADED, BAD_INPUT = "graded", "not graded", "bad input"
@@ -68,6 +69,7 @@ def sweep_row(run: dict[str, Any], report: str | None, out_dir: Path | None = No
         "figure": figure_of(run),
         "details": {item_key(item): item_detail(item, out_dir) for item in items},
         **({"graded_by": dict(run["graded_by"])} if run.get("graded_by") else {}),
+        **attempts.row_fields(run),  # its attempts, and whether only a retry graded it (run.report.attempts)
     }
 
 

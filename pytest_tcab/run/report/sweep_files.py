@@ -25,6 +25,7 @@ import pytest
 from pytest_tcab.options import RUN_OPTION
 from pytest_tcab.run.context import run_folder_name
 from pytest_tcab.run.report import journal
+from pytest_tcab.run.report.attempts import graded_after_retry
 from pytest_tcab.run.report.compare import change_lines
 from pytest_tcab.run.report.compare import compare
 from pytest_tcab.run.report.html import SELF_CONTAINED
@@ -97,6 +98,7 @@ def sweep_document(rows: list[dict[str, Any]], *, tool: dict[str, str], media: s
         "media": media,
         "statuses": {status: sum(row["status"] == status for row in ordered) for status in STATUSES},
         "judge_restarts": sum(int(row.get("judge_restarts", 0)) for row in ordered),
+        "graded_after_retry": graded_after_retry(ordered),  # run.report.attempts
         "runs": ordered,
         "leaderboard": leaderboard(ordered),
         **(extra or {}),

@@ -107,6 +107,8 @@ def outcome_of(report: pytest.TestReport) -> str:
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+    if not isinstance(report, pytest.TestReport):  # a collection report has no outcome word of ours
+        return None
     if report.failed and (STATUS_PROPERTY, UNSTABLE) in report.user_properties:
         return UNSTABLE, "U", ("UNSTABLE", {"red": True})
     if report.when == "call" and report.failed and (STATUS_PROPERTY, OVER_CEILING) in report.user_properties:
@@ -119,6 +121,20 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     _over_ceiling_summary(terminalreporter)
     _recorded_summary(terminalreporter)
+    _unstable_summary(terminalreporter)
+
+
+def _unstable_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """List unstable verdicts with their gradings' outcomes: a failure of the grader, which pytest's
+    FAILURES section (plain failures only) would not show."""
+    reports = terminalreporter.stats.get(UNSTABLE, [])
+    if not reports:
+        return
+    terminalreporter.section("unstable: the grader disagrees with itself", sep="-", red=True)
+    for report in reports:
+        text = failure_text(report)
+        message = next((line for line in text.splitlines() if line.startswith(f"{UNSTABLE}: ")), text.strip())
+        terminalreporter.write_line(f"UNSTABLE {report.nodeid} - {message}")
 
 
 def _over_ceiling_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -101,6 +101,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     attempts: list[list[Attempt]] = []
     for _ in range(gradings):
         attempts.append(graded(item, nextitem, retries, collected, first=not attempts))
+        if item.session.shouldstop or item.session.shouldfail:
+            break  # an interrupted session grades nothing more
     final = attempts[-1][-1]
     _annotate(item, final, attempts)
     for report in final.reports:

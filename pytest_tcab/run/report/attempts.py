@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_tcab.run.report.records import RunRecord
+from pytest_tcab.run.report.stability import row_gradings
 
 GRADED, NOT_GRADED = "graded", "not graded"
 """A run's statuses as `run.report.sweep` names them (it reads its rows' attempts from here)."""
@@ -61,11 +62,12 @@ def run_attempts(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
 
 
 def row_fields(run: dict[str, Any]) -> dict[str, Any]:
-    """What a sweep row says of a run's attempts: all of them, and whether it was graded only after
-    a retry (its last attempt graded, an earlier one not)."""
+    """What a sweep row says of a run's attempts: all of them, whether it was graded only after a
+    retry (its last attempt graded, an earlier one not), and each regraded item's outcomes."""
     attempts = [dict(attempt) for attempt in run.get("attempts") or []]
     last_graded = bool(attempts) and attempts[-1].get("status") == GRADED
-    return {"attempts": attempts, "graded_after_retry": last_graded and len(attempts) > 1}
+    return {"attempts": attempts, "graded_after_retry": last_graded and len(attempts) > 1,
+            "gradings": row_gradings(run)}
 
 
 def graded_after_retry(rows: list[dict[str, Any]]) -> int:

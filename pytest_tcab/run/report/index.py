@@ -26,6 +26,7 @@ from pytest_tcab.run.report.page.markup import group_attributes
 from pytest_tcab.run.report.page.markup import json_island
 from pytest_tcab.run.report.page.markup import media_url
 from pytest_tcab.run.report.page.verdicts import verdict_map
+from pytest_tcab.run.report.stability import stability_section
 from pytest_tcab.run.report.sweep import FUEL
 from pytest_tcab.run.report.sweep import OVER_CEILING
 from pytest_tcab.run.report.sweep import STANDINGS
@@ -103,6 +104,8 @@ def render_index(sweep: dict[str, Any], out_dir: Path | None = None) -> str:
     counted = ", ".join(f"{count} {status}" for status, count in statuses.items() if count)
     title = f"Test Cabinet sweep: {len(rows)} runs"
     sections = [_leaderboard(board, rows), _verdicts(board, rows), _runs(rows, board)]
+    if sweep.get("stability"):  # --tcab-regrade (run.report.stability)
+        sections.append(stability_section(sweep["stability"]))
     if sweep.get("compare"):
         sections.append(_compare(sweep["compare"], rows, out_dir))
     data = {"details": {row["run"]: _details(row, out_dir) for row in rows}}

@@ -36,6 +36,7 @@ from pytest_tcab.run.report.index import render_index
 from pytest_tcab.run.report.leaderboard import leaderboard
 from pytest_tcab.run.report.leaderboard import table_lines
 from pytest_tcab.run.report.progress import Progress
+from pytest_tcab.run.report.stability import verdict_stability
 from pytest_tcab.run.report.results import ResultsRecorder
 from pytest_tcab.run.report.sweep import BAD_INPUT
 from pytest_tcab.run.report.sweep import GRADED
@@ -99,6 +100,7 @@ def sweep_document(rows: list[dict[str, Any]], *, tool: dict[str, str], media: s
         "statuses": {status: sum(row["status"] == status for row in ordered) for status in STATUSES},
         "judge_restarts": sum(int(row.get("judge_restarts", 0)) for row in ordered),
         "graded_after_retry": graded_after_retry(ordered),  # run.report.attempts
+        "stability": verdict_stability(ordered),  # --tcab-regrade (run.report.stability)
         "runs": ordered,
         "leaderboard": leaderboard(ordered),
         **(extra or {}),

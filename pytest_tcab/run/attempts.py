@@ -114,7 +114,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 def graded(item: RunItem, nextitem: pytest.Item | None, retries: int, collected: list[tuple[str, object]], *,
            first: bool) -> list[Attempt]:
     """One grading of `item`: its attempts, the first and then one per retry while it was not graded."""
-    from _pytest.runner import runtestprotocol  # what pytest-rerunfailures runs: pytest has no public rerun
+    # What pytest-rerunfailures runs: pytest has no public way to run an item again.
+    from _pytest.runner import runtestprotocol
 
     attempts: list[Attempt] = []
     while True:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -173,7 +173,7 @@ def _stop(pid_file: Path) -> None:
 def _docs_scripts() -> tuple[str, str]:
     """The array job and the merge job, as docs/sweeps.md shows them (for 8 shards)."""
     text = DOCS.read_text(encoding="utf-8")
-    blocks = re.findall(r"```sh\n(.*?)```", text, flags=re.S)
+    blocks = re.findall(r"```sh\n(.*?)```", text, flags=re.DOTALL)
     array = next(block for block in blocks if "#SBATCH --array=" in block)
     merge = next(block for block in blocks if "--dependency=afterany:$ARRAY_JOB_ID" in block)
     return array, merge
@@ -196,7 +196,7 @@ def _array_script(project: Path) -> Path:
 def _merge_command(array_job: str) -> list[str]:
     """The docs' dependent merge job, as sbatch arguments."""
     _, merge = _docs_scripts()
-    wrapped = re.search(r"--wrap \\\n\s*'(.*)'", merge, flags=re.S)
+    wrapped = re.search(r"--wrap \\\n\s*'(.*)'", merge, flags=re.DOTALL)
     assert wrapped is not None, merge
     command = wrapped[1].replace("pytest --tcab-suite=suite", f"{sys.executable} -m pytest {' '.join(ARGS)}")
     return [f"--dependency=afterany:{array_job}", "--output=slurm-merge-%j.out", "--wrap", command]
@@ -255,9 +255,9 @@ def test_a_killed_task_requeued_resumes_its_own_folder(slurm: Slurm, tmp_path: P
     for name in RUNS:
         by_shard.setdefault(_shard_of(name), []).append(name)
     target = next((index for index, names in sorted(by_shard.items())
-                   if len(names) >= 2 and sorted(names)[-1].endswith("game")), None)
+                   if len(names) >= 2 and max(names).endswith("game")), None)
     assert target is not None, f"no shard of {by_shard} ends with a game run after another run: rename RUNS"
-    slow = sorted(by_shard[target])[-1]
+    slow = max(by_shard[target])
     (project / "runs" / slow / "slow").write_text("")
     job = slurm.submit(str(_array_script(project)), cwd=project)
     shard = project / f"results/shard-{target}"

@@ -36,8 +36,8 @@ from pytest_tcab.run.report.index import render_index
 from pytest_tcab.run.report.leaderboard import leaderboard
 from pytest_tcab.run.report.leaderboard import table_lines
 from pytest_tcab.run.report.progress import Progress
-from pytest_tcab.run.report.stability import verdict_stability
 from pytest_tcab.run.report.results import ResultsRecorder
+from pytest_tcab.run.report.stability import verdict_stability
 from pytest_tcab.run.report.sweep import BAD_INPUT
 from pytest_tcab.run.report.sweep import GRADED
 from pytest_tcab.run.report.sweep import STATUSES

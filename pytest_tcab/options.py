@@ -52,6 +52,9 @@ SCHEMAS_OPTION = "--tcab-schemas"
 REVIEW_OPTION = "--tcab-review"
 REPORT_FORMS = ("linked", "self-contained")
 """`--tcab-report`: report.html links its media beside it, or embeds them."""
+# -- retries and regrading (run/attempts.py) --
+RETRIES_OPTION = "--tcab-retries"
+REGRADE_OPTION = "--tcab-regrade"
 
 Viewport = tuple[int, int]
 
@@ -159,6 +162,21 @@ def parse_processes(text: str) -> int:
     return int(text)
 
 
+def parse_retries(text: str) -> int:
+    """`--tcab-retries` as a whole number of at least 0 (argparse `type`)."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of retries (0 or more), e.g. 1")
+    return int(text)
+
+
+def parse_gradings(text: str) -> int:
+    """`--tcab-regrade` as a whole number of at least 1 (argparse `type`)."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of gradings (1 or more), e.g. 3")
+
+    return int(text)
+
+
 def parse_milliseconds(text: str) -> float:
     """`--tcab-slowmo` as a non-negative number of milliseconds (argparse `type`)."""
     try:
@@ -263,6 +281,16 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(MERGE_OPTION, dest="tcab_merge", metavar="DIR", action="append",
                     help="merge the results.json (and sweep.json) of each shard DIR (repeat the option) into one "
                          "results.json and report.html (and one sweep) in --tcab-out; runs no tests")
+    # -- retries and regrading (run/attempts.py) --
+    group.addoption(RETRIES_OPTION, dest="tcab_retries", type=parse_retries, default=0, metavar="N",
+                    help="grade an item that was not graded (the grader broke: no browser, no Node, the machine's "
+                         "disk full) again in the same session, at most N times (default 0); a graded failure is a "
+                         "result and never retried; every attempt is kept in results.json and JUnit")
+    group.addoption(REGRADE_OPTION, dest="tcab_regrade", type=parse_gradings, default=1, metavar="K",
+                    help="grade each run K times in one session (built once; its browser, judge and wasm items run "
+                         "K times on fresh pages and instances): a verdict whose outcome differs between gradings "
+                         "is unstable, a failure of the grader that no score counts (default 1)")
+    # -- end of retries and regrading --
     group.addoption(TRACING_OPTION, dest="tcab_tracing", type=parse_tracing, metavar="off|on|retain-on-failure",
                     help="write a Playwright trace.zip per browser item into its output folder: off (default, or "
                          "pytest-playwright's --tracing), on, retain-on-failure")

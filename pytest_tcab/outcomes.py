@@ -17,6 +17,8 @@ COUNTED_FAILED = "failed"
 """The results.json outcome of a skip that still costs the run its result (fuel never measured)."""
 RECORDED = "recorded"
 """A recorded toolchain step that exited non-zero: its exit code and output are figures, not a gate."""
+UNSTABLE = "unstable"
+"""A verdict whose gradings of one build disagreed (`--tcab-regrade`): a failure of the grader, counted in no score."""
 STATUS_PROPERTY = "tcab.status"
 NOT_GRADED_PROPERTY = "tcab.not_graded"
 """Why an item's grading broke through no act of the produced code (see `NotGraded`)."""
@@ -93,7 +95,22 @@ def mark_recorded(item: pytest.Item) -> None:
     item.user_properties.append((STATUS_PROPERTY, RECORDED))
 
 
+def outcome_of(report: pytest.TestReport) -> str:
+    """The word results.json gives a report's outcome: pytest's, or tcab's own (over-ceiling,
+    recorded, a skip counted failed, unstable), an erratum's xfail `excluded`."""
+    status = dict(report.user_properties).get(STATUS_PROPERTY)
+    if status in (OVER_CEILING, COUNTED_FAILED, RECORDED, UNSTABLE):
+        return str(status)
+    if hasattr(report, "wasxfail"):
+        return "excluded" if report.skipped else "passed"
+    return report.outcome
+
+
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+    if not isinstance(report, pytest.TestReport):  # a collection report has no outcome word of ours
+        return None
+    if report.failed and (STATUS_PROPERTY, UNSTABLE) in report.user_properties:
+        return UNSTABLE, "U", ("UNSTABLE", {"red": True})
     if report.when == "call" and report.failed and (STATUS_PROPERTY, OVER_CEILING) in report.user_properties:
         return OVER_CEILING, "C", ("OVER-CEILING", {"yellow": True})
     if report.when == "call" and report.skipped and (STATUS_PROPERTY, RECORDED) in report.user_properties:
@@ -104,6 +121,20 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     _over_ceiling_summary(terminalreporter)
     _recorded_summary(terminalreporter)
+    _unstable_summary(terminalreporter)
+
+
+def _unstable_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """List unstable verdicts with their gradings' outcomes: a failure of the grader, which pytest's
+    FAILURES section (plain failures only) would not show."""
+    reports = terminalreporter.stats.get(UNSTABLE, [])
+    if not reports:
+        return
+    terminalreporter.section("unstable: the grader disagrees with itself", sep="-", red=True)
+    for report in reports:
+        text = failure_text(report)
+        message = next((line for line in text.splitlines() if line.startswith(f"{UNSTABLE}: ")), text.strip())
+        terminalreporter.write_line(f"UNSTABLE {report.nodeid} - {message}")
 
 
 def _over_ceiling_summary(terminalreporter: pytest.TerminalReporter) -> None:

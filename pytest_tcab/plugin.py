@@ -217,6 +217,7 @@ def _register_sweep(config: pytest.Config, recorder: ResultsRecorder) -> None:
     from pytest_tcab.run.collect import shard_plan
     from pytest_tcab.run.collect import shard_record
     from pytest_tcab.run.collect import skip_graded
+    from pytest_tcab.run.report.attempts import remember_earlier
     from pytest_tcab.run.report.carried import kept
     from pytest_tcab.run.report.compare import SweepUnreadable
     from pytest_tcab.run.report.compare import read_sweep_rows
@@ -233,7 +234,9 @@ def _register_sweep(config: pytest.Config, recorder: ResultsRecorder) -> None:
             previous = (str(config.getoption("tcab_compare")), read_sweep_rows(path, COMPARE_OPTION))
         if config.getoption("tcab_resume"):
             path = Path(config.getoption("tcab_resume"))
-            graded = [row for row in resumable_rows(path, RESUME_OPTION) if row["status"] == GRADED]
+            earlier = resumable_rows(path, RESUME_OPTION)
+            remember_earlier(config, earlier)  # the attempts a run graded again appends to
+            graded = [row for row in earlier if row["status"] == GRADED]
             resumed = kept(path if path.is_dir() else path.parent, graded)  # a run without its results.json: again
             resumed.check_shard(shard_record(config))
             skip_graded(config, list(resumed.runs))

@@ -34,8 +34,9 @@ RUN_FAMILIES = (
     "pytest_tcab.run.assets.items",
 )
 """The plugin's own families of run items, in the order their items are listed."""
-RUN_PLUGINS = ("pytest_tcab.run.item", "pytest_tcab.run.context", *RUN_FAMILIES)
-"""Registered together on the first run: the item base's report hook, the run's release, then the families."""
+RUN_PLUGINS = ("pytest_tcab.run.item", "pytest_tcab.run.attempts", "pytest_tcab.run.context", *RUN_FAMILIES)
+"""Registered together on the first run: the item base's report hook, its attempts (retries, regrading), the
+run's release, then the families."""
 
 
 def register_run_families(config: pytest.Config) -> None:

@@ -56,9 +56,27 @@ class RunItem(OwnName, pytest.Item):
         self.user_properties.extend((f"tcab.{name}", value) for name, value in identity.items() if value is not None)
         self.user_properties.extend((f"tcab.label.{name}", value) for name, value in sorted(labels.items()))
 
+    def fresh_attempt(self, properties: list[tuple[str, object]]) -> None:
+        """Forget what an earlier attempt left on the item (its figures, its properties beyond
+        `properties`, those it had before its first attempt), before it is graded again
+        (`run.attempts`): each attempt says only what it found itself."""
+        self.figures = {}
+        self.user_properties[:] = properties
+        following = getattr(super(), "fresh_attempt", None)  # a browser item's own state, when it is one
+        if following is not None:
+            following()
+
     def record(self, **figures: Any) -> None:
         """Attach figures (similarity, fuel, media paths) to this item's report, every text bounded."""
         self.figures.update(bound_tree(figures))
+
+    def record_attempts(self, attempts: list[dict[str, Any]], gradings: list[str] | None) -> None:
+        """Every attempt of an item graded more than once (`run.attempts`): a retry after the grader
+        broke, or each grading of `--tcab-regrade` (then `gradings` holds each one's outcome)."""
+        if len(attempts) > 1:
+            self.record(attempts=attempts)
+        if gradings is not None:
+            self.record(gradings=gradings)
 
     def report_data(self) -> dict[str, Any]:
         """What `report.tcab` holds: the run, the item, and its figures so far."""

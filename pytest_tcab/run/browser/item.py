@@ -197,6 +197,11 @@ class BrowserFunction(pytest.Function):
     def use_browser(self, browser: BrowserSession) -> None:
         raise NotImplementedError
 
+    def fresh_attempt(self) -> None:
+        """Graded again (`run.attempts`): whether the browser could start is asked anew."""
+        self._no_browser = False
+        self._unavailable = None
+
     def output_folder(self) -> Path | None:
         """Where this item's trace and failure screenshot go: `<run out>/browser/<item name>/`."""
         run = getattr(self, "run", None)

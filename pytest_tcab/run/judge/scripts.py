@@ -22,6 +22,7 @@ from typing import Any
 from typing import Literal
 
 from pytest_tcab.bounded import bound_tree
+from pytest_tcab.outcomes import NotGraded
 from pytest_tcab.run.browser.discovery import NO_FFMPEG_REASON
 from pytest_tcab.run.browser.driving import ClipRecorder
 from pytest_tcab.run.browser.driving import DriveError
@@ -178,7 +179,9 @@ class _Runner:
             return DriverRun({}, "", {}, f"the build could not be loaded: {error}")
         try:
             self.judge.start()  # before the deadline: Node's start-up is no script's time
-        except (JudgeUnavailable, JudgeFailed) as error:
+        except JudgeUnavailable as error:  # the host has no Node: no act of the build's
+            raise NotGraded(str(error)) from None
+        except JudgeFailed as error:
             return DriverRun({}, "", {}, str(error))
         script = self.script
         clip = ClipRecorder(page, self.media_dir / f"{self.media_prefix}__{_video_id(script)}.webm", filming=filming)

@@ -27,6 +27,7 @@ from pytest_tcab.run.report.page.markup import json_island
 from pytest_tcab.run.report.page.markup import media_url
 from pytest_tcab.run.report.page.reviews import reviews_section
 from pytest_tcab.run.report.page.verdicts import verdict_map
+from pytest_tcab.run.report.stability import stability_section
 from pytest_tcab.run.report.sweep import FUEL
 from pytest_tcab.run.report.sweep import OVER_CEILING
 from pytest_tcab.run.report.sweep import STANDINGS
@@ -106,6 +107,8 @@ def render_index(sweep: dict[str, Any], out_dir: Path | None = None) -> str:
     title = f"Test Cabinet sweep: {len(rows)} runs"
     sections = [_leaderboard(board, rows), _verdicts(board, rows), _runs(rows, board)]
     sections.insert(2, reviews_section(board, sweep.get("reviews")))  # what the reviewers decided (page/reviews.py)
+    if sweep.get("stability"):  # --tcab-regrade (run.report.stability)
+        sections.append(stability_section(sweep["stability"]))
     if sweep.get("compare"):
         sections.append(_compare(sweep["compare"], rows, out_dir))
     data = {"details": {row["run"]: _details(row, out_dir) for row in rows}}

@@ -90,3 +90,48 @@ def _pointer(figure: Any, failure: str) -> Any:
         return [_pointer(entry, failure) for entry in figure]
     return figure
 
+
+
+# -- attempts: the Surefire elements Jenkins, Allure and GitLab read (`run.attempts`) ----------------------------
+
+RERUN_TYPE = "tcab.not-graded"
+"""The `type` of an earlier attempt's element: the grader broke (`run.attempts` retries nothing else)."""
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """With `--junitxml`, each earlier attempt of a retried item is written into its `<testcase>`."""
+    from _pytest.junitxml import xml_key  # what the `record_testsuite_property` fixture uses
+
+    xml = config.stash.get(xml_key, None)
+    if xml is not None and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(AttemptElements(xml), "tcab-junit-attempts")
+
+
+class AttemptElements:
+    """Maven Surefire's convention for a test run more than once: an earlier failed attempt is a
+    `<flakyFailure>` (or `<flakyError>`, failed in setup) when the test ended passing or skipped,
+    a `<rerunFailure>` (`<rerunError>`) when it failed again; each holds the attempt's message and
+    a `<stackTrace>`. pytest's own element (`<failure>`, `<skipped>`) stays the final outcome."""
+
+    def __init__(self, xml: Any) -> None:
+        self.xml = xml
+
+    @pytest.hookimpl(tryfirst=True)  # before junitxml closes the testcase on the teardown report
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        data = getattr(report, "tcab", None)
+        attempts = (data or {}).get("figures", {}).get("attempts") or []
+        if report.when != "teardown" or len(attempts) < 2:
+            return
+        import xml.etree.ElementTree as ET
+
+        failed = attempts[-1]["outcome"] not in ("passed", "skipped", "excluded", "recorded")
+        reporter = self.xml.node_reporter(report)
+        for attempt in attempts[:-1]:
+            if not attempt.get("not_graded"):
+                continue  # a grading of `--tcab-regrade`, not a retry: its outcome is in the gradings
+            tag = ("rerun" if failed else "flaky") + ("Error" if attempt.get("phase") == "setup" else "Failure")
+            text = attempt.get("not_graded") or attempt.get("message") or attempt["outcome"]
+            element = ET.Element(tag, message=f"attempt {attempt['attempt']}: {text}"[:300], type=RERUN_TYPE)
+            ET.SubElement(element, "stackTrace").text = str(attempt.get("message") or text)
+            reporter.append(element)

@@ -28,6 +28,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
+from pytest_tcab.run.report.attempts import graded_after_retry
 from pytest_tcab.run.report.reviewed import cell_review
 from pytest_tcab.run.report.reviewed import review_aside
 from pytest_tcab.run.report.sweep import CORRECT
@@ -81,6 +82,7 @@ def _cell(harness: str, model: str, case: str, rows: list[dict[str, Any]]) -> di
         "high": high,
         "not_graded": sum(row["status"] == NOT_GRADED for row in rows),
         "unscored": sum(row["status"] == GRADED and not _scored(row) for row in rows),
+        "graded_after_retry": graded_after_retry(rows),  # run.report.attempts: said beside the figure
         **mixed,
         "confounded": confounded,
         "figure": _figure(rows, scored),
@@ -283,7 +285,8 @@ def beside_the_figure(cell: dict[str, Any]) -> list[str]:
     the terminal table, the page's table and its chart all say them in these words."""
     figure = cell.get("figure") or {}
     counts = [(figure.get("over_ceiling"), "over the ceiling"), (figure.get("incorrect"), "incorrect"),
-              (cell["not_graded"], "not graded"), (cell["unscored"], "unscored")]
+              (cell["not_graded"], "not graded"), (cell["unscored"], "unscored"),
+              (cell.get("graded_after_retry"), "graded after a retry")]
     counts.append((cell.get("review", {}).get("awaiting"), "awaiting review"))  # run/report/reviewed.py
     return [f"{count} {what}" for count, what in counts if count]
 

@@ -19,12 +19,14 @@ import pytest
 
 from pytest_tcab.bounded import bound
 from pytest_tcab.failures import failure_text
-from pytest_tcab.outcomes import COUNTED_FAILED
 from pytest_tcab.outcomes import NOT_GRADED_PROPERTY
 from pytest_tcab.outcomes import OVER_CEILING
 from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import STATUS_PROPERTY
 from pytest_tcab.run.context import run_folder_name
+from pytest_tcab.outcomes import outcome_of
+from pytest_tcab.run.report.attempts import retry_lines
+from pytest_tcab.run.report.attempts import run_attempts
 from pytest_tcab.run.report.records import RunRecord
 from pytest_tcab.run.report.scoring import for_run
 from pytest_tcab.run.report.site import site_entry
@@ -105,7 +107,7 @@ class ResultsRecorder:
         item: dict[str, str] = data["item"]
         figures: dict[str, Any] = data["figures"]
         entry = run.items.setdefault(report.nodeid, {"kind": item["kind"], "id": item["id"]})
-        entry["outcome"] = _outcome(report, props)
+        entry["outcome"] = outcome_of(report)
         entry["duration_s"] = round(entry.get("duration_s", 0.0) + report.duration, 3)
         entry.update(figures)
         if report.failed or report.skipped:  # the report's reason wins over a figure's summary
@@ -150,6 +152,7 @@ class ResultsRecorder:
             "items": [dict(nodeid=nodeid, **entry) for nodeid, entry in sorted(record.items.items())],
             **({"graded_by": record.graded_by} if record.graded_by else {}),
             **({"graded_with": record.graded_with} if record.graded_with else {}),
+            **run_attempts(self.config, record),  # retries on record (run.report.attempts)
             **for_run(self.config, record),
             **site_entry(self.out_dir / run_folder_name(record.identity["run"])),
         }
@@ -246,15 +249,6 @@ def _junit_suite_properties(config: pytest.Config, data: dict[str, Any]) -> None
             xml.add_global_property(f"tcab.total_fuel{suffix}", run["performance"]["total_fuel"])
 
 
-def _outcome(report: pytest.TestReport, props: dict[str, Any]) -> str:
-    status = props.get(STATUS_PROPERTY)
-    if status in (OVER_CEILING, COUNTED_FAILED, RECORDED):
-        return str(status)
-    if hasattr(report, "wasxfail"):
-        return "excluded" if report.skipped else "passed"
-    return report.outcome
-
-
 def _message(report: pytest.TestReport) -> str:
     if report.skipped and isinstance(report.longrepr, tuple):
         return str(report.longrepr[2]).removeprefix("Skipped: ")
@@ -299,7 +293,7 @@ def figure_lines(run: dict[str, Any]) -> list[str]:
                      "which then ran once more on a fresh page)")
     from pytest_tcab.run.sandbox.disk import lowered_lines
 
-    return lines + lowered_lines(run) + summary_lines(run)
+    return lines + lowered_lines(run) + retry_lines(run) + summary_lines(run)
 
 
 def summary_lines(run: dict[str, Any]) -> list[str]:

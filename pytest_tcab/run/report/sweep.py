@@ -29,6 +29,7 @@ from typing import Any
 
 from pytest_tcab.bounded import bound
 from pytest_tcab.run.report.reviewed import row_review
+from pytest_tcab.run.report import attempts
 
 SWEEP_FILE = "sweep.json"
 GRADED, NOT_GRADED, BAD_INPUT = "graded", "not graded", "bad input"
@@ -71,6 +72,7 @@ def sweep_row(run: dict[str, Any], report: str | None, out_dir: Path | None = No
         **({"graded_by": dict(run["graded_by"])} if run.get("graded_by") else {}),
         "review": row_review(run),  # what the reviewers decided (run/report/reviewed.py)
         **({"graded_with": dict(run["graded_with"])} if run.get("graded_with") else {}),
+        **attempts.row_fields(run),  # its attempts, and whether only a retry graded it (run.report.attempts)
     }
 
 

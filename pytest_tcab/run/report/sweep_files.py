@@ -27,6 +27,7 @@ from pytest_tcab.run.context import run_folder_name
 from pytest_tcab.run.report import journal
 from pytest_tcab.run.report.carried import Resumed
 from pytest_tcab.run.report.carried import moved
+from pytest_tcab.run.report.attempts import graded_after_retry
 from pytest_tcab.run.report.compare import change_lines
 from pytest_tcab.run.report.compare import compare
 from pytest_tcab.run.report.html import SELF_CONTAINED
@@ -39,6 +40,7 @@ from pytest_tcab.run.report.leaderboard import table_lines
 from pytest_tcab.run.report.progress import Progress
 from pytest_tcab.run.report.results import ResultsRecorder
 from pytest_tcab.run.report.reviewed import sweep_reviews
+from pytest_tcab.run.report.stability import verdict_stability
 from pytest_tcab.run.report.sweep import BAD_INPUT
 from pytest_tcab.run.report.sweep import GRADED
 from pytest_tcab.run.report.sweep import STATUSES
@@ -111,6 +113,8 @@ def sweep_document(rows: list[dict[str, Any]], *, tool: dict[str, str], media: s
         "media": media,
         "statuses": {status: sum(row["status"] == status for row in ordered) for status in STATUSES},
         "judge_restarts": sum(int(row.get("judge_restarts", 0)) for row in ordered),
+        "graded_after_retry": graded_after_retry(ordered),  # run.report.attempts
+        "stability": verdict_stability(ordered),  # --tcab-regrade (run.report.stability)
         "runs": ordered,
         "leaderboard": leaderboard(ordered),
         "reviews": sweep_reviews(ordered),  # overrides and agreement (run/report/reviewed.py)

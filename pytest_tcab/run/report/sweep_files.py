@@ -32,6 +32,9 @@ from pytest_tcab.run.report.html import Media
 from pytest_tcab.run.report.html import render
 from pytest_tcab.run.report.index import INDEX_FILE
 from pytest_tcab.run.report.index import render_index
+from pytest_tcab.run.report.comparisons import decision
+from pytest_tcab.run.report.comparisons import difference_lines
+from pytest_tcab.run.report.leaderboard import Rules
 from pytest_tcab.run.report.leaderboard import leaderboard
 from pytest_tcab.run.report.leaderboard import table_lines
 from pytest_tcab.run.report.progress import Progress
@@ -50,7 +53,7 @@ REWRITE_EVERY_S = 3.0
 def write_sweep(data: dict[str, Any], out_dir: Path, *, form: str, media: str, extra_rows: list[dict[str, Any]],
                 previous: tuple[str, list[dict[str, Any]]] | None = None,
                 progress: dict[str, Any] | None = None, written: dict[str, dict[str, Any]] | None = None,
-                ) -> list[Path]:
+                rules: Rules | None = None) -> list[Path]:
     """Write every run's folder, sweep.json and index.html (with what changed since the `previous`
     rows, when given: where they came from, and the rows); returns sweep.json's and index.html's paths.
 
@@ -64,7 +67,8 @@ def write_sweep(data: dict[str, Any], out_dir: Path, *, form: str, media: str, e
     extra: dict[str, Any] = {"compare": compare(rows, previous[1], previous[0])} if previous is not None else {}
     if progress is not None:
         extra["progress"] = progress
-    return write_document(sweep_document(rows, tool=data.get("tool", {}), media=media, extra=extra), out_dir)
+    return write_document(sweep_document(rows, tool=data.get("tool", {}), media=media, extra=extra, rules=rules),
+                          out_dir)
 
 
 def write_run(data: dict[str, Any], run: dict[str, Any], out_dir: Path, form: str) -> dict[str, Any]:
@@ -89,16 +93,20 @@ def in_sweep(run: dict[str, Any]) -> bool:
 
 
 def sweep_document(rows: list[dict[str, Any]], *, tool: dict[str, str], media: str,
-                   extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """sweep.json: the rows sorted by run name, their status counts and the leaderboard."""
+                   extra: dict[str, Any] | None = None, rules: Rules | None = None) -> dict[str, Any]:
+    """sweep.json: the rows sorted by run name, their status counts, the leaderboard (figured by
+    `rules`: `--tcab-catastrophic`, `--tcab-baseline`, `--tcab-target-width`) and what the
+    operator decides on: the differences between groups and the suite-wide figures."""
     ordered = sorted(rows, key=lambda row: row["run"])
+    board = leaderboard(ordered, rules or Rules())
     return {
         "tool": tool,
         "media": media,
         "statuses": {status: sum(row["status"] == status for row in ordered) for status in STATUSES},
         "judge_restarts": sum(int(row.get("judge_restarts", 0)) for row in ordered),
         "runs": ordered,
-        "leaderboard": leaderboard(ordered),
+        "leaderboard": board,
+        **decision(board, rules or Rules()),
         **(extra or {}),
     }
 
@@ -190,7 +198,7 @@ class SweepWriter:
         """sweep.json and index.html of the runs finished so far, and how far the sweep has come."""
         rows = [*self.bad.values(), *self.rows.values()]
         document = sweep_document(rows, tool=self._tool, media=self.config.getoption("tcab_media"),
-                                  extra={"progress": self.progress.document()})
+                                  extra={"progress": self.progress.document()}, rules=Rules.of(self.config))
         try:
             write_document(document, self.out_dir)
         except OSError:
@@ -228,8 +236,11 @@ class SweepWriter:
         self.written = write_sweep(data, self.out_dir, form=self.config.getoption("tcab_report"),
                                    media=self.config.getoption("tcab_media"), extra_rows=extra, previous=self.previous,
                                    progress=self.progress.document(done=True) if self.live else None,
-                                   written={label: row for label, row in self.rows.items() if not row.get("resumed")})
+                                   written={label: row for label, row in self.rows.items() if not row.get("resumed")},
+                                   rules=Rules.of(self.config))
         self.document = json.loads(self.written[0].read_text(encoding="utf-8"))
+        if self.document["rules"]["baseline_problem"]:  # the operator's own mistake: a usage error
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
     def _resumed_rows(self) -> list[dict[str, Any]]:
         """The runs the earlier sweep graded, their folders brought along when it was elsewhere."""
@@ -260,3 +271,7 @@ class SweepWriter:
             terminalreporter.write_line(f"wrote {path}")
         for line in table_lines(self.document["leaderboard"]):
             terminalreporter.write_line(line)
+        for line in difference_lines(self.document):
+            terminalreporter.write_line(line)
+        if self.document["rules"]["baseline_problem"]:
+            terminalreporter.write_line(f"ERROR: {self.document['rules']['baseline_problem']}", red=True)

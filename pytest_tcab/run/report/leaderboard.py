@@ -353,23 +353,28 @@ def beside_the_figure(cell: dict[str, Any]) -> list[str]:
     figure = cell.get("figure") or {}
     counts = [(figure.get("over_ceiling"), "over the ceiling"), (figure.get("incorrect"), "incorrect"),
               (cell["not_graded"], "not graded"), (cell["unscored"], "unscored")]
-    return [f"{count} {what}" for count, what in counts if count] + catastrophic_words(cell)
+    rate = cell.get("catastrophic") or {}
+    catastrophic = ([f"{rate['runs']} catastrophic" + (" (in the score as 0)" if rate["rule"] == ZERO else "")]
+                    if rate.get("runs") else [])
+    return [f"{count} {what}" for count, what in counts if count] + catastrophic
 
 
-def catastrophic_words(cell: dict[str, Any]) -> list[str]:
-    """`1 catastrophic (build failed): 0.33, Wilson 95% 0.06-0.79`, and under `zero` that it is in the
-    score as 0; nothing when the group had none (or the document predates the rate)."""
+def catastrophic_words(cell: dict[str, Any]) -> str:
+    """`2 of 4 catastrophic (build failed; kept out of the score): rate 0.50, Wilson 95% 0.15-0.85`,
+    or under `zero` that they are in the score as 0; empty when the group had none (or the
+    document predates the rate)."""
     rate = cell.get("catastrophic") or {}
     if not rate.get("runs"):
-        return []
+        return ""
     kinds = ", ".join(f"{count} {kind}" if count != rate["runs"] else kind for kind, count in rate["kinds"].items())
     where = "in the score as 0" if rate["rule"] == ZERO else "kept out of the score"
-    return [f"{rate['runs']} catastrophic ({kinds}; {where}): rate {rate['value']:.2f}, "
-            f"Wilson 95% {rate['low']:.2f}-{rate['high']:.2f}"]
+    return (f"{rate['runs']} of {rate['n']} catastrophic ({kinds}; {where}): rate {rate['value']:.2f}, "
+            f"Wilson 95% {rate['low']:.2f}-{rate['high']:.2f}")
 
 
 def _aside(cell: dict[str, Any]) -> str:
-    notes = beside_the_figure(cell)
+    notes = [note for note in beside_the_figure(cell) if "catastrophic" not in note]
+    notes += [words] if (words := catastrophic_words(cell)) else []
     if cell["confounded"]:
         notes.append("confounded: mixes " + ", ".join(
             f"{part}s {'/'.join(cell[part])}" for part in cell["confounded"]))

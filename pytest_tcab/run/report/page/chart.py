@@ -213,6 +213,8 @@ def _point(point: dict[str, Any], y: float, x: float, width: float, maximum: flo
                 text += f", {point['percent_of_best']:.1f}% of the lowest group median"
             if point.get("percentile") is not None:
                 text += f", percentile {point['percentile']:.0f} against that group's runs"
+            if point.get("percentile_of_runs") is not None:
+                text += f", percentile {point['percentile_of_runs']:.0f} among the case's correct runs"
     else:
         text = f"{point['run']}: score {float(point['value']):.3f}"
     href = e("#run=" + _fragment(point["run"]))

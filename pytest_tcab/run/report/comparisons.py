@@ -44,13 +44,15 @@ def decision(board: list[dict[str, Any]], rules: Rules) -> dict[str, Any]:
 
 def baseline_problem(board: list[dict[str, Any]], rules: Rules) -> str | None:
     """What is wrong with `--tcab-baseline` for this board (it names no group), or None."""
-    if rules.baseline is None:
-        return None
-    groups = sorted({(cell["harness"] or "", cell["model"] or "") for cell in board})
-    if rules.baseline in groups or not groups:
+    return missing_baseline({(cell["harness"] or "", cell["model"] or "") for cell in board}, rules)
+
+
+def missing_baseline(groups: set[tuple[str, str]], rules: Rules) -> str | None:
+    """`--tcab-baseline` naming none of the (harness, model) `groups`, in words; None when it names one (or none is given)."""
+    if rules.baseline is None or rules.baseline in groups or not groups:
         return None
     named = "/".join(part or "-" for part in rules.baseline)
-    known = ", ".join("/".join(part or "-" for part in group) for group in groups)
+    known = ", ".join("/".join(part or "-" for part in group) for group in sorted(groups))
     return (f"--tcab-baseline={named} names no (harness, model) group of the sweep; its groups are {known} "
             "(HARNESS/MODEL as run.toml gives them, - for a part it does not give)")
 

@@ -34,6 +34,7 @@ from pytest_tcab.run.report.index import INDEX_FILE
 from pytest_tcab.run.report.index import render_index
 from pytest_tcab.run.report.comparisons import decision
 from pytest_tcab.run.report.comparisons import difference_lines
+from pytest_tcab.run.report.comparisons import missing_baseline
 from pytest_tcab.run.report.leaderboard import Rules
 from pytest_tcab.run.report.leaderboard import leaderboard
 from pytest_tcab.run.report.leaderboard import table_lines
@@ -163,6 +164,14 @@ class SweepWriter:
         if session.items:
             self.progress.to_grade = len({run.label for item in session.items
                                           if (run := getattr(item, "run", None)) is not None})
+        if session.items and not hasattr(self.config, "workerinput") and not self._sharded():
+            # A baseline that names no group of the sweep: said before anything is graded.
+            groups = {(run.harness or "", run.model or "") for item in session.items
+                      if (run := getattr(item, "run", None)) is not None}
+            groups |= {(row.get("harness") or "", row.get("model") or "") for row in self._resumed_rows_seen()}
+            problem = missing_baseline(groups, Rules.of(self.config))
+            if problem:
+                raise pytest.UsageError(problem)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
@@ -239,8 +248,16 @@ class SweepWriter:
                                    written={label: row for label, row in self.rows.items() if not row.get("resumed")},
                                    rules=Rules.of(self.config))
         self.document = json.loads(self.written[0].read_text(encoding="utf-8"))
-        if self.document["rules"]["baseline_problem"]:  # the operator's own mistake: a usage error
+        if self.document["rules"]["baseline_problem"] and not self._sharded():  # the operator's mistake
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
+
+    def _sharded(self) -> bool:
+        """A shard holds some of the sweep's groups: its merge is where a baseline must be found."""
+        return self.config.getoption("tcab_shard", None) is not None
+
+    def _resumed_rows_seen(self) -> list[dict[str, Any]]:
+        """The earlier sweep's graded rows, as given (nothing copied)."""
+        return [] if self.resumed is None else self.resumed[1]
 
     def _resumed_rows(self) -> list[dict[str, Any]]:
         """The runs the earlier sweep graded, their folders brought along when it was elsewhere."""

@@ -244,3 +244,15 @@ def test_the_options_parse_a_group_and_a_width() -> None:
     for bad in ("0", "-1", "wide", "inf"):
         with pytest.raises(argparse.ArgumentTypeError):
             parse_width(bad)
+
+
+def test_nothing_a_run_wrote_can_script_the_comparisons() -> None:
+    """Harness and model names reach the differences matrix, the pass@k legend and the suite table
+    as text only."""
+    from tests.unit.test_sweep_page import HOSTILE
+
+    runs = [checklist_run(f"{name}{i}", harness=HOSTILE, model=name + HOSTILE, earned=1.0 + i % 2)
+            for name in ("a", "b") for i in range(2)]
+    page = render_index(document(runs))
+    assert "<script>alert" not in page and "<img src=x" not in page and page.count("<script") == 2
+    assert 'class="differences"' in page and 'class="pass-at-k"' in page and 'id="suite"' in page

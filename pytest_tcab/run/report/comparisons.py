@@ -14,6 +14,7 @@ of these figures by default, and in them as 0 under `--tcab-catastrophic=zero`.
 
 from __future__ import annotations
 
+import statistics
 from itertools import combinations
 from typing import Any
 
@@ -91,24 +92,21 @@ def compared(a: list[dict[str, Any]], b: list[dict[str, Any]], statistic: str, u
     unpaired bootstrap interval, whether that excludes 0 (in words), the ratio for medians, and
     the runs per group that would bring the interval to `target_width` (for medians a share of
     the smaller median)."""
-    import statistics as stdlib_statistics
-
     values = [[float(point["value"]) for point in side] for side in (a, b)]
     names = [[str(point["run"]) for point in side] for side in (a, b)]
-    reduce = stdlib_statistics.fmean if statistic == "mean" else stdlib_statistics.median
+    reduce = statistics.fmean if statistic == "mean" else statistics.median
     figures = [reduce(side) if side else None for side in values]
-    value = None if None in figures else round(figures[0] - figures[1], 6)  # type: ignore[operator]
+    value = round(figures[0] - figures[1], 6) if figures[0] is not None and figures[1] is not None else None
     low, high = bootstrap_difference(values[0], names[0], values[1], names[1], statistic)
     few = min(len(side) for side in values) < 2
-    excludes = None if value is None or few else bool(low > 0 or high < 0)  # type: ignore[operator]
+    excludes = (low > 0 or high < 0) if value is not None and not few and low is not None and high is not None else None
     result: dict[str, Any] = {
         "n": [len(side) for side in values], "difference": value, "low": low, "high": high,
         "interval": f"unpaired bootstrap 95% of the difference of the {statistic}s",
         "excludes_zero": excludes, "says": _says(value, low, high, excludes, few, unit),
     }
     if statistic == "median":
-        result["ratio"] = (round(figures[0] / figures[1], 6)  # type: ignore[operator]
-                           if value is not None and figures[1] else None)
+        result["ratio"] = round(figures[0] / figures[1], 6) if figures[0] is not None and figures[1] else None
     if target_width is not None:
         result["runs_needed"] = _runs_needed(values, names, figures, statistic, target_width)
     return result

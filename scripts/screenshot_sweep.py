@@ -5,8 +5,9 @@
 `scripts/example` writes the example sweep to `.tcab/results/sweep`; this opens its index.html
 (nothing but the disk is reachable) and saves, as PNGs of at most 256 colours (small enough to
 commit): `sweep-page.png` (the filters and the leaderboard's charts and table),
-`sweep-verdicts.png` (the end-to-end case's verdict map) and `sweep-run.png` (the run RUN,
-default the first pong run, opened to its items and media).
+`sweep-verdicts.png` (the end-to-end case's verdict map), `sweep-decision.png` (the end-to-end
+case's chart with its differences and pass@k curves), `sweep-suite.png` (the suite-wide figure)
+and `sweep-run.png` (the run RUN, default the first pong run, opened to its items and media).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ def main() -> None:
         save(page.screenshot(full_page=True, clip={"x": 0, "y": 0, "width": 1400, "height": top["y"] + top["height"]}),
              target / "sweep-page.png")
         save(page.locator('table.verdict-map[data-case="end-to-end"]').screenshot(), target / "sweep-verdicts.png")
+        save(page.locator('#leaderboard figure.case[data-case="end-to-end"]').screenshot(), target / "sweep-decision.png")
+        save(page.locator("#suite").screenshot(), target / "sweep-suite.png")
         row = page.locator(f'#runs tr[data-run="{run}"]') if run else page.locator('#runs tr[data-case="pong"]').first
         row.locator("button.open").click()
         # Lazy thumbnails below the fold load for the picture as they would when scrolled to.

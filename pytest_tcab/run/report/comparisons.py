@@ -190,16 +190,20 @@ def suite_figures(board: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def suite_figure(name: str, group: tuple[str, str], cells: dict[str, dict[str, Any]],
                  every_case: list[str]) -> dict[str, Any]:
-    """One group's suite-wide figure of kind `name` over the cases in `cells`."""
+    """One group's suite-wide figure of kind `name` over the cases in `cells` (a score's interval
+    cut to 0..1, the range a score has)."""
     figures = {case: cell["figure"]["value"] for case, cell in sorted(cells.items())
                if cell["figure"]["value"] is not None}
     mean = clustered_mean({case: [value] for case, value in figures.items()})
     first = next(iter(cells.values()))["figure"]
+    low, high = mean.low, mean.high
+    if name == SCORE and low is not None and high is not None:  # a score is 0..1: its interval is cut to that
+        low, high = max(0.0, low), min(1.0, high)
     return {
         "harness": group[0] or None, "model": group[1] or None, "name": name,
         "statistic": f"mean over cases of each case's {first['statistic']}", "unit": first["unit"],
         "better": first["better"], "interval": "normal 95%, standard error clustered by case",
-        "value": mean.value, "se": mean.se, "low": mean.low, "high": mean.high, "reason": mean.reason,
+        "value": mean.value, "se": mean.se, "low": low, "high": high, "reason": mean.reason,
         "cases": mean.cases, "runs": sum(int(cells[case]["figure"].get("n") or 0) for case in figures),
         "per_case": figures,
         "cases_not_run": [case for case in every_case if case not in cells],

@@ -79,7 +79,7 @@ td.diff.self, td.diff.none { color: #9aa6ba; text-align: center; }
 figure.pass-at-k { margin: 0; font-size: 12px; } figure.pass-at-k figcaption { color: #647084; max-width: 300px; font-weight: 400; }
 ul.curve-legend { list-style: none; padding: 0; margin: 4px 0 0; } ul.curve-legend i { display: inline-block; width: 10px; height: 3px; margin-right: 5px; vertical-align: middle; }
 div.tc-percentile { font-size: 12px; max-width: 520px; } div.tc-percentile ul { margin: 2px 0; padding-left: 18px; }
-table.suite { margin-bottom: 14px; font-size: 13px; } table.suite caption { text-align: left; font-weight: 600; padding-bottom: 4px; }
+table.suite { margin-bottom: 14px; font-size: 13px; } table.suite td:nth-child(-n+2) { white-space: nowrap; }
 svg.suite-chart { display: block; margin: 4px 0 8px; } p.rule { color: #1d2330; }
 table.verdict-map { width: auto; margin-bottom: 16px; } table.verdict-map caption { text-align: left; color: #647084; font-size: 13px; padding-bottom: 4px; }
 td.vm { text-align: center; min-width: 84px; font-variant-numeric: tabular-nums; }

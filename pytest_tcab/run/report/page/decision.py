@@ -16,6 +16,7 @@ from typing import Any
 
 from pytest_tcab.run.report.leaderboard import who
 from pytest_tcab.run.report.page.chart import PALETTE
+from pytest_tcab.run.report.page.chart import axis_number
 from pytest_tcab.run.report.page.markup import e
 from pytest_tcab.run.report.page.markup import group_attributes
 from pytest_tcab.run.report.sweep import FUEL
@@ -203,7 +204,7 @@ def _suite_table(name: str, entries: list[dict[str, Any]]) -> str:
                  f"{entry['statistic']} ({entry['better']} is better)", value, se, interval, entry["cases"],
                  entry["runs"], ", ".join(entry["cases_not_run"]) or "-", ", ".join(entry["cases_without_figure"]) or "-"]
         body.append(f'<tr {_suite_attributes(entry)}>{"".join(f"<td>{e(text)}</td>" for text in cells)}</tr>')
-    return (f'<table class="suite" data-figure="{e(name)}"><caption>{e(name)}</caption><thead><tr>{head}</tr></thead>'
+    return (f'<table class="suite" data-figure="{e(name)}" aria-label="{e(name)} across the suite"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>')
 
 
@@ -219,7 +220,7 @@ def _suite_chart(name: str, entries: list[dict[str, Any]], colours: dict[str, st
 
     parts = [f'<line class="axis" x1="{left}" y1="{height - 18}" x2="{left + width}" y2="{height - 18}"/>',
              f'<text class="tick" x="{left}" y="{height - 4}">0</text>',
-             f'<text class="tick" x="{left + width}" y="{height - 4}">{e(_plain(top, fuel))}</text>']
+             f'<text class="tick" x="{left + width}" y="{height - 4}">{e(axis_number(top, fuel) if fuel else _plain(top, fuel))}</text>']
     for index, entry in enumerate(entries):
         y = 12 + SUITE_ROW * index
         colour = colours.get(entry["harness"] or "", PALETTE[0])

@@ -16,13 +16,15 @@ from pytest_tcab.run.report.statistics import Z_95
 from pytest_tcab.run.report.statistics import bootstrap
 from pytest_tcab.run.report.statistics import bootstrap_difference
 from pytest_tcab.run.report.statistics import bootstrap_interval
+from pytest_tcab.run.report.statistics import interval_seed
 from pytest_tcab.run.report.statistics import clustered_mean
 from pytest_tcab.run.report.statistics import mean_of
 from pytest_tcab.run.report.statistics import median_variance
 from pytest_tcab.run.report.statistics import pass_at_k
 from pytest_tcab.run.report.statistics import pass_curve
 from pytest_tcab.run.report.statistics import pass_hat_k
-from pytest_tcab.run.report.statistics import percentile_bootstrap
+from pytest_tcab.run.report.statistics import percentile_interval
+from pytest_tcab.run.report.statistics import replicates
 from pytest_tcab.run.report.statistics import runs_needed
 from pytest_tcab.run.report.statistics import sample_variance
 from pytest_tcab.run.report.statistics import wilson_interval
@@ -169,14 +171,11 @@ def test_the_95_percent_bootstrap_interval_covers_the_true_mean_about_95_percent
     resamples): the share of intervals holding 2/7 is 93-97%. Seeded, so it is the same every time."""
     rng = np.random.default_rng(20261201)
     sweeps = rng.beta(2.0, 5.0, size=(2000, 40))
-    low, high = percentile_bootstrap(sweeps, rng, mean_of, RESAMPLES)
+    low, high = percentile_interval(replicates(sweeps, rng, mean_of, RESAMPLES))
     covered = float(np.mean((low <= 2 / 7) & (2 / 7 <= high)))
     assert 0.93 <= covered <= 0.97, covered
     # The vectorised core is the one the sweep's own intervals use: one sample, the same numbers.
     one = sweeps[0]
-    seeded = bootstrap_interval(list(one), NAMES)
     ordered = np.asarray([value for _, value in sorted(zip(NAMES, one, strict=True))])[None, :]
-    from pytest_tcab.run.report.statistics import interval_seed
-
-    again = percentile_bootstrap(ordered, np.random.default_rng(interval_seed(NAMES)), mean_of)
-    assert seeded == (round(float(again[0][0]), 6), round(float(again[1][0]), 6))
+    again = percentile_interval(replicates(ordered, np.random.default_rng(interval_seed(NAMES)), mean_of))
+    assert bootstrap_interval(list(one), NAMES) == (round(float(again[0][0]), 6), round(float(again[1][0]), 6))

@@ -3,8 +3,9 @@ compute their intervals, rates and run counts with.
 
 - **Bootstrap intervals** (percentile bootstrap, `RESAMPLES` resamples, 95%) of a mean, a median,
   and the unpaired difference of two groups' means or medians (two groups' runs are independent
-  builds, so each group is resampled on its own). Every interval is seeded from the sorted names
-  of the runs it covers: the same runs always give the same interval, in any order.
+  builds, so each group is resampled on its own). A group's resamples are seeded from the sorted
+  names of its runs: the same runs always give the same interval, in any order, and a group's
+  replicates are made once and shared by its interval and every difference it is in.
 - **Wilson score intervals** of a share (a pass rate, a catastrophic rate): unlike the normal
   approximation they stay inside 0..1 and mean something at 0 of n and n of n.
 - **The mean over cases with a clustered standard error** (Miller 2024, "Adding Error Bars to
@@ -22,6 +23,7 @@ single runs never loads it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import statistics as stdlib_statistics
@@ -83,51 +85,63 @@ def bootstrap(values: Sequence[float], names: Sequence[str], statistic: str) -> 
         return None, None
     if len(values) == 1:
         return round(values[0], 6), round(values[0], 6)
+    low, high = percentile_interval(resampled(_keyed(values, names), statistic))
+    return round(float(low), 6), round(float(high), 6)
+
+
+def _keyed(values: Sequence[float], names: Sequence[str]) -> tuple[tuple[str, float], ...]:
+    """The runs in name order, each with its value: what a resampling depends on, and nothing else."""
+    return tuple(sorted((str(name), float(value)) for name, value in zip(names, values, strict=True)))
+
+
+@functools.lru_cache(maxsize=512)
+def resampled(runs: tuple[tuple[str, float], ...], statistic: str) -> np.ndarray:
+    """`RESAMPLES` bootstrap replicates of `statistic` over `runs` (name, value), seeded by their
+    names: one group's, computed once and shared by its interval, its variance and every
+    difference it is in (a sweep rewritten as it goes asks again and again)."""
     import numpy as np
 
-    ordered = np.asarray([[value for _, value in sorted(zip(names, values, strict=True))]], dtype=float)
-    low, high = percentile_bootstrap(ordered, np.random.default_rng(interval_seed(names)), STATISTICS[statistic])
-    return round(float(low[0]), 6), round(float(high[0]), 6)
+    ordered = np.asarray([[value for _, value in runs]], dtype=float)
+    rng = np.random.default_rng(interval_seed([name for name, _ in runs]))
+    found = replicates(ordered, rng, STATISTICS[statistic])[0]
+    found.setflags(write=False)  # shared by the cache: nobody may change it
+    return found
 
 
-def percentile_bootstrap(samples: np.ndarray, rng: np.random.Generator, statistic: Statistic,
-                         resamples: int = RESAMPLES) -> tuple[np.ndarray, np.ndarray]:
-    """The percentile bootstrap interval of `statistic` for each row of `samples` (S samples of n
-    values each): vectorised, so a simulation of thousands of sweeps takes seconds."""
+def replicates(samples: np.ndarray, rng: np.random.Generator, statistic: Statistic,
+               resamples: int = RESAMPLES) -> np.ndarray:
+    """`resamples` bootstrap replicates of `statistic` for each row of `samples` (S samples of n
+    values each; S x resamples): vectorised, so a simulation of thousands of sweeps takes seconds."""
     import numpy as np
 
     count, n = samples.shape
     rows = max(1, _CHUNK_DRAWS // (resamples * n))
-    tail = (1.0 - CONFIDENCE) / 2 * 100
-    lows, highs = [], []
+    found = []
     for start in range(0, count, rows):
         chunk = samples[start:start + rows]
         picks = rng.integers(0, n, size=(len(chunk), resamples * n))
-        resampled = statistic(np.take_along_axis(chunk, picks, axis=1).reshape(len(chunk), resamples, n))
-        low, high = np.percentile(resampled, [tail, 100 - tail], axis=1)
-        lows.append(low)
-        highs.append(high)
-    return np.concatenate(lows), np.concatenate(highs)
+        found.append(statistic(np.take_along_axis(chunk, picks, axis=1).reshape(len(chunk), resamples, n)))
+    return np.concatenate(found)
+
+
+def percentile_interval(replicated: np.ndarray) -> tuple[Any, Any]:
+    """The percentile interval (95%) of bootstrap replicates, along their last axis."""
+    import numpy as np
+
+    tail = (1.0 - CONFIDENCE) / 2 * 100
+    low, high = np.percentile(replicated, [tail, 100 - tail], axis=-1)
+    return low, high
 
 
 def bootstrap_difference(a: Sequence[float], a_names: Sequence[str], b: Sequence[float], b_names: Sequence[str],
                          statistic: str = "mean") -> Interval:
     """The unpaired percentile bootstrap interval of `statistic(a) - statistic(b)`: each group is
-    resampled on its own (their runs are independent builds), seeded by both groups' run names.
-    Either group without runs: no interval. Both of one run: the interval is the one difference."""
+    resampled on its own (their runs are independent builds), each seeded by its own runs' names,
+    and the i-th replicates subtracted. Either group without runs: no interval. Both of one run:
+    the interval is the one difference."""
     if not a or not b:
         return None, None
-    import numpy as np
-
-    reduce = STATISTICS[statistic]
-    rng = np.random.default_rng(interval_seed([*(f"a\0{name}" for name in a_names), *(f"b\0{name}" for name in b_names)]))
-    sides = []
-    for values, names in ((a, a_names), (b, b_names)):
-        ordered = np.asarray([value for _, value in sorted(zip(names, values, strict=True))], dtype=float)
-        picks = rng.integers(0, len(ordered), size=(RESAMPLES, len(ordered)))
-        sides.append(reduce(ordered[picks]))
-    tail = (1.0 - CONFIDENCE) / 2 * 100
-    low, high = np.percentile(sides[0] - sides[1], [tail, 100 - tail])
+    low, high = percentile_interval(resampled(_keyed(a, a_names), statistic) - resampled(_keyed(b, b_names), statistic))
     return round(float(low), 6), round(float(high), 6)
 
 
@@ -136,12 +150,7 @@ def median_variance(values: Sequence[float], names: Sequence[str]) -> float | No
     median (the median's own variance shrinks as 1/n like a mean's). None below two runs."""
     if len(values) < 2:
         return None
-    import numpy as np
-
-    ordered = np.asarray([value for _, value in sorted(zip(names, values, strict=True))], dtype=float)
-    rng = np.random.default_rng(interval_seed(names))
-    medians = np.median(ordered[rng.integers(0, len(ordered), size=(RESAMPLES, len(ordered)))], axis=1)
-    return float(len(values) * medians.var())
+    return float(len(values) * resampled(_keyed(values, names), "median").var())
 
 
 def sample_variance(values: Sequence[float]) -> float | None:

@@ -142,7 +142,8 @@ def _workable(rows: list[dict[str, Any]], rules: Rules) -> tuple[list[dict[str, 
     catastrophic = [row for row in rows if _graded(row) and catastrophe(row) is not None]
     if rules.catastrophic == ZERO:
         return rows, catastrophic
-    return [row for row in rows if not (_graded(row) and catastrophe(row) is not None)], catastrophic
+    apart = {id(row) for row in catastrophic}
+    return [row for row in rows if id(row) not in apart], catastrophic
 
 
 def _graded(row: dict[str, Any]) -> bool:

@@ -56,6 +56,14 @@ REPORT_FORMS = ("linked", "self-contained")
 RETRIES_OPTION = "--tcab-retries"
 REGRADE_OPTION = "--tcab-regrade"
 
+# -- the sweep's comparisons (issue 34) --
+BASELINE_OPTION = "--tcab-baseline"
+TARGET_WIDTH_OPTION = "--tcab-target-width"
+CATASTROPHIC_OPTION = "--tcab-catastrophic"
+CATASTROPHIC_RULES = ("apart", "zero")
+"""`--tcab-catastrophic`: a catastrophic run kept out of the score as a rate of its own, or counted as 0."""
+# -- end of the sweep's comparisons --
+
 Viewport = tuple[int, int]
 
 _VIEWPORT = re.compile(r"(\d{2,5})x(\d{2,5})")
@@ -99,6 +107,33 @@ def _one_of(text: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(choices)}")
     return value
+
+
+def parse_group(text: str) -> tuple[str, str]:
+    """`HARNESS/MODEL` (split at the first `/`: a model name may hold more), `-` for a part run.toml
+    does not give: the (harness, model) group `--tcab-baseline` names."""
+    harness, slash, model = text.strip().partition("/")
+    if not slash or not harness or not model:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not HARNESS/MODEL (a run.toml's harness and model, e.g. planner/atlas-2026-10; "
+            "- for a part it does not give)")
+    return ("" if harness == "-" else harness), ("" if model == "-" else model)
+
+
+def parse_width(text: str) -> float:
+    """A half-width above 0 (`--tcab-target-width`)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (a half-width, e.g. 0.05)") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: a half-width must be a number above 0, e.g. 0.05")
+    return value
+
+
+def parse_catastrophic(text: str) -> str:
+    """`--tcab-catastrophic` as one of CATASTROPHIC_RULES (argparse `type`, so the ini twin is checked too)."""
+    return _one_of(text, CATASTROPHIC_RULES)
 
 
 def parse_media_mode(text: str) -> str:
@@ -218,6 +253,18 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(COMPARE_OPTION, dest="tcab_compare", metavar="PATH",
                     help="say what changed since an earlier sweep (its --tcab-out folder or sweep.json): runs "
                          "newly failing or passing, scores up or down, runs added or gone; changes no outcome")
+    # -- the sweep's comparisons (issue 34) --
+    group.addoption(BASELINE_OPTION, dest="tcab_baseline", type=parse_group, metavar="HARNESS/MODEL",
+                    help="in a sweep, compare each (harness, model) group with this one, case by case (default: "
+                         "every pair); - for a part run.toml does not give")
+    group.addoption(TARGET_WIDTH_OPTION, dest="tcab_target_width", type=parse_width, default=0.05, metavar="WIDTH",
+                    help="the half-width of a difference's 95%% interval the sweep counts the runs needed for "
+                         "(default 0.05 of a score; for fuel and duration a share of the smaller median)")
+    group.addoption(CATASTROPHIC_OPTION, dest="tcab_catastrophic", type=parse_catastrophic, default="apart",
+                    metavar="apart|zero",
+                    help="a run whose build failed, page never loaded or module never instantiated: kept out of "
+                         "the sweep's scores as a catastrophic rate of its own (apart, default) or counted as 0 (zero)")
+    # -- end of the sweep's comparisons --
     group.addoption(RESUME_OPTION, dest="tcab_resume", metavar="PATH",
                     help="grade again only the runs an earlier sweep (its --tcab-out folder) did not grade, and "
                          "write one sweep of both")

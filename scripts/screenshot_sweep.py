@@ -6,8 +6,9 @@
 (nothing but the disk is reachable) and saves, as PNGs of at most 256 colours (small enough to
 commit): `sweep-page.png` (the filters and the leaderboard's charts and table),
 `sweep-verdicts.png` (the end-to-end case's verdict map), `sweep-reviews.png` (the reviews
-section: reviewed scores, overrides, agreement) and `sweep-run.png` (the run RUN, default the
-first pong run, opened to its items and media).
+section: reviewed scores, overrides, agreement), `sweep-decision.png` (the end-to-end case's chart
+with its differences and pass@k curves), `sweep-suite.png` (the suite-wide figure) and
+`sweep-run.png` (the run RUN, default the first pong run, opened to its items and media).
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ def main() -> None:
              target / "sweep-page.png")
         save(page.locator('table.verdict-map[data-case="end-to-end"]').screenshot(), target / "sweep-verdicts.png")
         save(page.locator("#reviews").screenshot(), target / "sweep-reviews.png")
+        save(page.locator('#leaderboard figure.case[data-case="end-to-end"]').screenshot(), target / "sweep-decision.png")
+        save(page.locator("#suite").screenshot(), target / "sweep-suite.png")
         row = page.locator(f'#runs tr[data-run="{run}"]') if run else page.locator('#runs tr[data-case="pong"]').first
         row.locator("button.open").click()
         # Lazy thumbnails below the fold load for the picture as they would when scrolled to.

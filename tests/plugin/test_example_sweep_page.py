@@ -1,7 +1,9 @@
 """The example's sweep page in Chromium, opened from disk with the network blocked: the chart, the
-verdict map, a run opened to its media (a check's diff, a clip that plays on click) and a filter
-kept in the URL's fragment work, and nothing is requested from anywhere but the disk. Then a page
-rendered from a hostile sweep document: nothing a run wrote runs as script."""
+comparisons under it (the differences between groups with their intervals and runs needed, the
+pass@k curves), the suite-wide figure, the verdict map, a run opened to its media (a check's
+diff, a clip that plays on click) and a filter kept in the URL's fragment work, and nothing is
+requested from anywhere but the disk. Then a page rendered from a hostile sweep document:
+nothing a run wrote runs as script."""
 
 from __future__ import annotations
 
@@ -25,10 +27,11 @@ from tests.conftest import REPO
 
 # A few of the example sweep's runs, one of each kind it grades (kept few: CI time is shared):
 # the Carom catalog build with its flaw (check diffs and clips) twice, once reviewed by two
-# reviewers (one overriding a validator) and once awaiting review, an honest and a flawed
-# end-to-end build under two harnesses, and the Rust workspace left as handed over (incorrect).
-SUBSET = ("pong-plain-loop-atlas-1", "pong-planner-birch-1", "e2e-plain-loop-atlas-1", "e2e-planner-birch-1",
-          "bounce-planner-birch-1")
+# reviewers (one overriding a validator) and once awaiting review, two end-to-end groups of two
+# runs each under two harnesses (two honest builds; a flawed and an honest one: enough for a
+# difference's interval and pass@k curves), and the Rust workspace left as handed over (incorrect).
+SUBSET = ("pong-plain-loop-atlas-1", "pong-planner-birch-1", "e2e-plain-loop-atlas-1", "e2e-plain-loop-atlas-2",
+          "e2e-planner-birch-1", "e2e-planner-birch-2", "bounce-planner-birch-1")
 DEBIAN_CARGO = Path("/usr/bin/cargo")
 chromium = find_chromium(None)
 pytestmark = [
@@ -93,8 +96,8 @@ def test_the_example_sweep_page_works_from_disk(offline_page: Any, example_sweep
     assert sorted(charts.nth(i).get_attribute("data-case") for i in range(charts.count())) == [
         "bounce", "end-to-end", "pong"]
     e2e = page.locator('#leaderboard figure.case[data-case="end-to-end"]')
-    assert e2e.locator("g.group-row").count() == 2 and e2e.locator("[data-point]").count() == 2
-    assert "n=1" in e2e.inner_text()
+    assert e2e.locator("g.group-row").count() == 2 and e2e.locator("[data-point]").count() == 4
+    assert "n=2" in e2e.inner_text()
     bounce = page.locator('#leaderboard figure.case[data-case="bounce"]')
     assert "fuel total" in bounce.inner_text() and "1 incorrect" in bounce.inner_text()
     assert bounce.locator("[data-point]").count() == 0  # an incorrect run is counted beside, never drawn in
@@ -102,11 +105,11 @@ def test_the_example_sweep_page_works_from_disk(offline_page: Any, example_sweep
     vmap = page.locator('table.verdict-map[data-case="end-to-end"]')
     first = vmap.locator("tbody tr").first
     assert first.locator("th").inner_text() == "requirement[spin-decay]"
-    assert [first.locator("td.vm").nth(i).locator("a").inner_text() for i in range(2)] == ["100%", "0%"]
+    assert [first.locator("td.vm").nth(i).locator("a").inner_text() for i in range(2)] == ["100%", "50%"]
     assert "left for the reviewer" in vmap.inner_text()
     first.locator("td.vm").nth(1).locator("a").click()  # the runs behind the cell
     assert "item=requirement%5Bspin-decay%5D" in page.url and "harness=planner" in page.url
-    assert _visible_runs(page) == ["e2e-planner-birch-1"]
+    assert _visible_runs(page) == ["e2e-planner-birch-1", "e2e-planner-birch-2"]
     # A run opened in place: its check diffs load, its clip plays on click.
     page.locator("#clear-filters").click()
     assert len(_visible_runs(page)) == len(SUBSET) and "#" not in page.url
@@ -125,14 +128,16 @@ def test_the_example_sweep_page_works_from_disk(offline_page: Any, example_sweep
     # A filter: reflected in the fragment, and the same view when the link is opened again.
     page.locator('select[data-filter="harness"]').select_option("planner")
     assert "harness=planner" in page.url
-    assert _visible_runs(page) == ["bounce-planner-birch-1", "e2e-planner-birch-1", "pong-planner-birch-1"]
+    assert _visible_runs(page) == ["bounce-planner-birch-1", "e2e-planner-birch-1", "e2e-planner-birch-2",
+                                   "pong-planner-birch-1"]
     assert page.locator('#leaderboard-table tbody tr[data-harness="plain-loop"]').first.is_hidden()
     assert e2e.locator('g.group-row[data-harness="plain-loop"]').is_hidden()  # the chart follows too
     assert e2e.locator('g.group-row[data-harness="planner"]').is_visible()
     page.goto(page.url)
     page.reload()
     page.wait_for_selector("html[data-ready]")
-    assert _visible_runs(page) == ["bounce-planner-birch-1", "e2e-planner-birch-1", "pong-planner-birch-1"]
+    assert _visible_runs(page) == ["bounce-planner-birch-1", "e2e-planner-birch-1", "e2e-planner-birch-2",
+                                   "pong-planner-birch-1"]
     assert page.locator('select[data-filter="harness"]').input_value() == "planner"
 
 
@@ -178,6 +183,42 @@ def test_the_example_sweep_shows_its_reviews(offline_page: Any, example_sweep: P
     assert "ana & ben" in page.locator("#agreement-table").inner_text()
     table = page.locator('#leaderboard-table tbody tr[data-harness="planner"][data-case="pong"]')
     assert "1 awaiting review" in table.inner_text()  # beside the figure in the leaderboard too
+
+
+def test_the_example_sweep_page_shows_what_an_operator_decides_on(offline_page: Any, example_sweep: Path) -> None:
+    """Under the end-to-end chart, the difference of the two groups with its interval, its words
+    and the runs needed, and both groups' pass@k curves drawn; the suite-wide figure per group
+    with its clustered interval; the rule catastrophic runs followed; sweep.json carrying each."""
+    document = json.loads((example_sweep / "sweep.json").read_text(encoding="utf-8"))
+    (e2e,) = [entry for entry in document["differences"] if entry["case"] == "end-to-end"]
+    assert e2e["figure"]["n"] == [2, 2] and e2e["figure"]["low"] <= e2e["figure"]["difference"] <= e2e["figure"]["high"]
+    assert e2e["figure"]["runs_needed"]["target_width"] == 0.05 and document["rules"]["catastrophic"] == "apart"
+    page = offline_page
+    page.goto((example_sweep / "index.html").as_uri())
+    page.wait_for_selector("html[data-ready]")
+    matrix = page.locator('table.differences[data-case="end-to-end"]')
+    text = matrix.inner_text()
+    assert "row − column" in text and "plain-loop / atlas-2026-10" in text and "planner / birch-2026-11" in text
+    assert ("excludes 0" in text or "includes 0" in text) and ("runs/group for ±0.05" in text or "no spread" in text)
+    assert f"{e2e['figure']['difference']:+.3f}" in text  # row minus column, as sweep.json has it
+    curves = page.locator('figure.pass-at-k[data-case="end-to-end"]')
+    assert curves.locator("polyline").count() == 4  # pass@k and pass^k for each group of two runs
+    for index in range(4):  # drawn, not only written: each curve has a box in Chromium's layout
+        box = curves.locator("polyline").nth(index).bounding_box()
+        assert box is not None and box["width"] > 50
+    assert "pass@k" in curves.inner_text() and "(n=2)" in curves.inner_text()
+    suite = page.locator("#suite")
+    atlas = suite.locator('table.suite[data-figure="automated score"] tr[data-model="atlas-2026-10"]')
+    assert "2" in atlas.locator("td").nth(6).inner_text()  # pong and end-to-end: its clustered interval
+    assert " – " in atlas.locator("td").nth(5).inner_text()
+    birch = suite.locator('table.suite[data-figure="automated score"] tr[data-model="birch-2026-11"]')
+    assert "2" in birch.locator("td").nth(6).inner_text()  # pong (the reviewed subset) and end-to-end
+    chart = suite.locator("svg.suite-chart").first.bounding_box()
+    assert chart is not None and chart["height"] > 40
+    assert "Rule applied: catastrophic runs" in page.locator("#catastrophic-rule").inner_text()
+    assert page.locator("#leaderboard-table thead").inner_text().count("catastrophic") == 1
+    bounce = page.locator('#leaderboard figure.case[data-case="bounce"]')
+    assert "Per-model best" in bounce.inner_text() and "no correct run: not ranked" in bounce.inner_text()
 
 
 def _visible_runs(page: Any) -> list[str]:

@@ -15,10 +15,10 @@ from pytest_tcab.run.report.compare import change_lines
 from pytest_tcab.run.report.compare import compare
 from pytest_tcab.run.report.compare import read_sweep_rows
 from pytest_tcab.run.report.index import render_index
-from pytest_tcab.run.report.leaderboard import bootstrap_interval
-from pytest_tcab.run.report.leaderboard import interval_seed
 from pytest_tcab.run.report.leaderboard import leaderboard
 from pytest_tcab.run.report.leaderboard import table_lines
+from pytest_tcab.run.report.statistics import bootstrap_interval
+from pytest_tcab.run.report.statistics import interval_seed
 from pytest_tcab.run.report.sweep import BAD_INPUT
 from pytest_tcab.run.report.sweep import GRADED
 from pytest_tcab.run.report.sweep import NOT_GRADED

@@ -16,9 +16,9 @@ from pytest_tcab.run.report.index import render_index
 from pytest_tcab.run.report.leaderboard import leaderboard
 from pytest_tcab.run.report.leaderboard import skewed_summary
 from pytest_tcab.run.report.leaderboard import table_lines
-from pytest_tcab.run.report.leaderboard import wilson_interval
 from pytest_tcab.run.report.page.markup import media_url
 from pytest_tcab.run.report.page.verdicts import verdict_rows
+from pytest_tcab.run.report.statistics import wilson_interval
 from pytest_tcab.run.report.sweep import CORRECT
 from pytest_tcab.run.report.sweep import FUEL
 from pytest_tcab.run.report.sweep import INCORRECT

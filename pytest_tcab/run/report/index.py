@@ -19,8 +19,12 @@ from typing import Any
 from urllib.parse import quote
 
 from pytest_tcab.run.report.leaderboard import beside_the_figure
+from pytest_tcab.run.report.leaderboard import catastrophic_words
 from pytest_tcab.run.report.page.chart import case_chart
 from pytest_tcab.run.report.page.chart import harness_colours
+from pytest_tcab.run.report.page.decision import case_decision
+from pytest_tcab.run.report.page.decision import rule_note
+from pytest_tcab.run.report.page.decision import suite_section
 from pytest_tcab.run.report.page.markup import e
 from pytest_tcab.run.report.page.markup import group_attributes
 from pytest_tcab.run.report.page.markup import json_island
@@ -68,6 +72,18 @@ svg.chart .interval { stroke-width: 2.5; } svg.chart .iqr { opacity: .22; }
 svg.chart .pt { stroke: #fff; stroke-width: 1; opacity: .85; } svg.chart .over { stroke-width: 2; fill: none; }
 svg.chart a.dimmed { opacity: .12; }
 p.ratio { margin: 2px 0; font-size: 13px; }
+td.catastrophic .words { display: block; font-size: 11px; color: #8a4b00; white-space: normal; max-width: 260px; }
+td.catastrophic .words:empty { display: none; }
+div.decision { display: flex; flex-wrap: wrap; gap: 18px; align-items: flex-start; margin-top: 6px; }
+table.differences { width: auto; font-size: 12px; } table.differences caption { text-align: left; color: #647084; padding-bottom: 4px; max-width: 620px; }
+table.differences th { font-size: 12px; white-space: nowrap; } td.diff { min-width: 120px; font-variant-numeric: tabular-nums; }
+td.diff .word, td.diff .needed { display: block; font-size: 11px; color: #647084; } td.diff.apart { background: #eef4fb; }
+td.diff.self, td.diff.none { color: #9aa6ba; text-align: center; }
+figure.pass-at-k { margin: 0; font-size: 12px; } figure.pass-at-k figcaption { color: #647084; max-width: 300px; font-weight: 400; }
+ul.curve-legend { list-style: none; padding: 0; margin: 4px 0 0; } ul.curve-legend i { display: inline-block; width: 10px; height: 3px; margin-right: 5px; vertical-align: middle; }
+div.tc-percentile { font-size: 12px; max-width: 520px; } div.tc-percentile ul { margin: 2px 0; padding-left: 18px; }
+table.suite { margin-bottom: 14px; font-size: 13px; } table.suite td:nth-child(-n+2) { white-space: nowrap; }
+svg.suite-chart { display: block; margin: 4px 0 8px; } p.rule { color: #1d2330; }
 table.verdict-map { width: auto; margin-bottom: 16px; } table.verdict-map caption { text-align: left; color: #647084; font-size: 13px; padding-bottom: 4px; }
 td.vm { text-align: center; min-width: 84px; font-variant-numeric: tabular-nums; }
 td.vm a { color: inherit; font-weight: 600; } td.vm .count { display: block; font-size: 11px; opacity: .8; }
@@ -105,8 +121,9 @@ def render_index(sweep: dict[str, Any], out_dir: Path | None = None) -> str:
     statuses = sweep.get("statuses", {})
     counted = ", ".join(f"{count} {status}" for status, count in statuses.items() if count)
     title = f"Test Cabinet sweep: {len(rows)} runs"
-    sections = [_leaderboard(board, rows), _verdicts(board, rows), _runs(rows, board)]
-    sections.insert(2, reviews_section(board, sweep.get("reviews")))  # what the reviewers decided (page/reviews.py)
+    sections = [_leaderboard(board, rows, sweep), suite_section(sweep.get("suite") or [], harness_colours(board)),
+                _verdicts(board, rows), _runs(rows, board)]
+    sections.insert(3, reviews_section(board, sweep.get("reviews")))  # what the reviewers decided (page/reviews.py)
     if sweep.get("stability"):  # --tcab-regrade (run.report.stability)
         sections.append(stability_section(sweep["stability"]))
     if sweep.get("compare"):
@@ -179,7 +196,7 @@ def _by_case(board: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return cases
 
 
-def _leaderboard(board: list[dict[str, Any]], rows: list[dict[str, Any]]) -> str:
+def _leaderboard(board: list[dict[str, Any]], rows: list[dict[str, Any]], sweep: dict[str, Any]) -> str:
     colours = harness_colours(board)
     legend = "".join(f'<span><i style="background:{colour}"></i>{e(name or "-")}</span>'
                      for name, colour in colours.items())
@@ -194,7 +211,7 @@ def _leaderboard(board: list[dict[str, Any]], rows: list[dict[str, Any]]) -> str
         what = "fuel total of each correct run (lower is better)" if figure["name"] == FUEL else \
             "automated score (higher is better)"
         charts.append(f'<figure class="case" data-group="" data-case="{e(case)}"><figcaption>{e(case)}: {e(what)}'
-                      f"</figcaption>{case_chart(case, cells, colours)}</figure>")
+                      f"</figcaption>{case_chart(case, cells, colours)}{case_decision(case, cells, sweep)}</figure>")
     note = ('<p class="note">Per case, each (harness, model) group: every graded run as its own point, '
             "the mean automated score with its seeded 95% bootstrap interval (a performance case: the median "
             "fuel total of the correct runs, its interquartile range as a box and the bootstrap interval of the "
@@ -202,10 +219,14 @@ def _leaderboard(board: list[dict[str, Any]], rows: list[dict[str, Any]]) -> str
             "pass rate (runs that earned every automated point) with its 95% Wilson interval; the duration as a "
             "median with its interquartile range. n is written beside each group; runs not graded or unscored "
             "are counted beside it, never in its figures. A confounded group mixes case versions, variants, "
-            "engines, tool versions or grading options. The figures are shown side by side; none is ranked above the others here.</p>")
+            "engines, tool versions or grading options. The figures are shown side by side; none is ranked above "
+            "the others here. Under each chart: "
+            "the differences between the groups (row minus column) with their unpaired bootstrap 95% interval, "
+            "whether it excludes 0, and the runs per group that would narrow it to the target half-width; the "
+            "pass@k curves of the groups with two runs or more.</p>" + rule_note(sweep.get("rules")))
     rows_html = [_board_row(cell) for cell in board]
     head = ["harness", "model", "case", "figure", "value", "95% interval", "IQR", "n", "pass rate", "Wilson 95%",
-            "duration (s)", "beside the figure"]
+            "catastrophic, Wilson 95%", "duration (s)", "beside the figure"]
     table = f'<div class="scroll">{_table(head, rows_html, table_id="leaderboard-table")}</div>'
     return (f'<section id="leaderboard"><h2>Leaderboard</h2>{note}<div class="legend">{legend}</div>'
             f'{"".join(charts)}{table}</section>\n')
@@ -234,11 +255,21 @@ def _board_row(cell: dict[str, Any]) -> str:
         f'<td class="num" data-sort="{-1 if value is None else value}">{e(shown)}</td>',
         _cell(interval, figure.get("low")), _cell(spread, figure.get("q1")), _number(figure.get("n", cell["runs"])),
         _number(passing.get("value"), 2) if "value" in passing else '<td class="num" data-sort="-1">-</td>',
-        _cell(wilson, passing.get("low")), _number(duration, 1),
+        _cell(wilson, passing.get("low")), _catastrophic(cell), _number(duration, 1),
         (f'<td data-sort="{e(", ".join(beside) + confounded)}">{e(", ".join(beside))}'
          f'{"; " if beside and confounded else ""}<span class="flag">{e(confounded)}</span></td>'),
     ]
     return f'<tr {group_attributes(cell)}>{"".join(cells)}</tr>'
+
+
+def _catastrophic(cell: dict[str, Any]) -> str:
+    """The group's catastrophic rate with its Wilson interval, the rule and the kinds in words."""
+    rate = cell.get("catastrophic") or {}
+    if rate.get("value") is None:
+        return '<td class="num" data-sort="-1">-</td>'
+    shown = f"{rate['value']:.2f} ({rate['runs']}/{rate['n']}) {rate['low']:.2f} – {rate['high']:.2f}"
+    return (f'<td class="num catastrophic" data-sort="{rate["value"]}" title="{e(catastrophic_words(cell))}">'
+            f'{e(shown)}<span class="words">{e(catastrophic_words(cell))}</span></td>')
 
 
 def _fuel(value: float) -> str:
@@ -302,7 +333,9 @@ def _runs(rows: list[dict[str, Any]], board: list[dict[str, Any]]) -> str:
             if point.get("percent_of_best") is not None:
                 figure_text += f" · {point['percent_of_best']:.1f}% of the lowest group median"
             if point.get("percentile") is not None:
-                figure_text += f" · percentile {point['percentile']:.0f}"
+                figure_text += f" · percentile {point['percentile']:.0f} against the lowest group"
+            if point.get("percentile_of_runs") is not None:
+                figure_text += f" · percentile {point['percentile_of_runs']:.0f} among the case's correct runs"
         cells = [
             run, _cell(row.get("case") or "-"), _cell(row.get("version") or "-"), _cell(row.get("variant") or "-"),
             _cell(row.get("engine") or "-"), _cell(row.get("harness") or "-"), _cell(row.get("model") or "-"),

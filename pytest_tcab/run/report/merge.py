@@ -27,6 +27,7 @@ from pytest_tcab.run.report.carried import describe_shard
 from pytest_tcab.run.report.carried import moved
 from pytest_tcab.run.report.compare import SweepUnreadable
 from pytest_tcab.run.report.compare import read_sweep_rows
+from pytest_tcab.run.report.leaderboard import Rules
 from pytest_tcab.run.report.records import RunRecord
 from pytest_tcab.run.report.results import ResultsRecorder
 from pytest_tcab.run.report.sweep import BAD_INPUT
@@ -67,7 +68,7 @@ class Merge(WritingSession):
         if bad or len(data["runs"]) > 1 or "shards" in data or any(shard_sweep_rows(shard) for shard in shards):
             media = next((run["media"] for run in data["runs"] if run.get("media")), "all")
             written += write_sweep(data, self.out_dir, form=self.config.getoption("tcab_report"), media=media,
-                                   extra_rows=bad)
+                                   extra_rows=bad, rules=Rules.of(self.config))
         return written
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -35,6 +35,10 @@ from pytest_tcab.run.report.html import Media
 from pytest_tcab.run.report.html import render
 from pytest_tcab.run.report.index import INDEX_FILE
 from pytest_tcab.run.report.index import render_index
+from pytest_tcab.run.report.comparisons import decision
+from pytest_tcab.run.report.comparisons import difference_lines
+from pytest_tcab.run.report.comparisons import missing_baseline
+from pytest_tcab.run.report.leaderboard import Rules
 from pytest_tcab.run.report.leaderboard import leaderboard
 from pytest_tcab.run.report.leaderboard import table_lines
 from pytest_tcab.run.report.progress import Progress
@@ -60,7 +64,7 @@ shards it holds and lacks) and the options it graded with."""
 def write_sweep(data: dict[str, Any], out_dir: Path, *, form: str, media: str, extra_rows: list[dict[str, Any]],
                 previous: tuple[str, list[dict[str, Any]]] | None = None,
                 progress: dict[str, Any] | None = None, written: dict[str, dict[str, Any]] | None = None,
-                ) -> list[Path]:
+                rules: Rules | None = None) -> list[Path]:
     """Write every run's folder, sweep.json and index.html (with what changed since the `previous`
     rows, when given: where they came from, and the rows); returns sweep.json's and index.html's paths.
 
@@ -77,7 +81,8 @@ def write_sweep(data: dict[str, Any], out_dir: Path, *, form: str, media: str, e
     if progress is not None:
         extra["progress"] = progress
     session = {key: data[key] for key in SESSION_KEYS if key in data}
-    return write_document(sweep_document(rows, tool=data.get("tool", {}), media=media, session=session, extra=extra),
+    return write_document(sweep_document(rows, tool=data.get("tool", {}), media=media, session=session, extra=extra,
+                                         rules=rules),
                           out_dir)
 
 
@@ -103,11 +108,15 @@ def in_sweep(run: dict[str, Any]) -> bool:
 
 
 def sweep_document(rows: list[dict[str, Any]], *, tool: dict[str, str], media: str,
-                   session: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """sweep.json: the rows sorted by run name, their status counts and the leaderboard; and what
-    results.json says of the `session` (`SESSION_KEYS`)."""
+                   session: dict[str, Any] | None = None, extra: dict[str, Any] | None = None,
+                   rules: Rules | None = None) -> dict[str, Any]:
+    """sweep.json: the rows sorted by run name, their status counts, the leaderboard (figured by
+    `rules`: `--tcab-catastrophic`, `--tcab-baseline`, `--tcab-target-width`), what the operator
+    decides on (the differences between groups and the suite-wide figures), and what results.json
+    says of the `session` (`SESSION_KEYS`)."""
     ordered = sorted(rows, key=lambda row: row["run"])
     session = session or {}
+    board = leaderboard(ordered, rules or Rules())
     return {
         "tool": tool,
         "media": media,
@@ -116,7 +125,8 @@ def sweep_document(rows: list[dict[str, Any]], *, tool: dict[str, str], media: s
         "graded_after_retry": graded_after_retry(ordered),  # run.report.attempts
         "stability": verdict_stability(ordered),  # --tcab-regrade (run.report.stability)
         "runs": ordered,
-        "leaderboard": leaderboard(ordered),
+        "leaderboard": board,
+        **decision(board, rules or Rules()),
         "reviews": sweep_reviews(ordered),  # overrides and agreement (run/report/reviewed.py)
         **({"graded_with": dict(session["graded_with"])} if "graded_with" in session else {}),
         **({"shard": dict(session["shard"])} if "shard" in session else {}),
@@ -184,6 +194,14 @@ class SweepWriter:
         if session.items:
             self.progress.to_grade = len({run.label for item in session.items
                                           if (run := getattr(item, "run", None)) is not None})
+        if session.items and not hasattr(self.config, "workerinput") and not self._sharded():
+            # A baseline that names no group of the sweep: said before anything is graded.
+            groups = {(run.harness or "", run.model or "") for item in session.items
+                      if (run := getattr(item, "run", None)) is not None}
+            groups |= {(row.get("harness") or "", row.get("model") or "") for row in self._resumed_rows_seen()}
+            problem = missing_baseline(groups, Rules.of(self.config))
+            if problem:
+                raise pytest.UsageError(problem)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
@@ -220,7 +238,8 @@ class SweepWriter:
         """sweep.json and index.html of the runs finished so far, and how far the sweep has come."""
         rows = [*self.bad.values(), *self.rows.values()]
         document = sweep_document(rows, tool=self._tool, media=self.config.getoption("tcab_media"),
-                                  session=self._session, extra={"progress": self.progress.document()})
+                                  session=self._session, extra={"progress": self.progress.document()},
+                                  rules=Rules.of(self.config))
         try:
             write_document(document, self.out_dir)
         except OSError:
@@ -262,8 +281,19 @@ class SweepWriter:
         self.written = write_sweep({**data, "runs": fresh}, self.out_dir, form=self.config.getoption("tcab_report"),
                                    media=self.config.getoption("tcab_media"), extra_rows=extra, previous=self.previous,
                                    progress=self.progress.document(done=True) if self.live else None,
-                                   written={label: row for label, row in self.rows.items() if not row.get("resumed")})
+                                   written={label: row for label, row in self.rows.items() if not row.get("resumed")},
+                                   rules=Rules.of(self.config))
         self.document = json.loads(self.written[0].read_text(encoding="utf-8"))
+        if self.document["rules"]["baseline_problem"] and not self._sharded():  # the operator's mistake
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+
+    def _sharded(self) -> bool:
+        """A shard holds some of the sweep's groups: its merge is where a baseline must be found."""
+        return self.config.getoption("tcab_shard", None) is not None
+
+    def _resumed_rows_seen(self) -> list[dict[str, Any]]:
+        """The earlier sweep's graded rows, as given (nothing copied)."""
+        return [] if self.resumed is None else self.resumed[1]
 
     def _resumed_rows(self) -> list[dict[str, Any]]:
         """The runs the earlier sweep graded, their folders brought along when it was elsewhere, and
@@ -319,3 +349,7 @@ class SweepWriter:
             terminalreporter.write_line(f"wrote {path}")
         for line in table_lines(self.document["leaderboard"]):
             terminalreporter.write_line(line)
+        for line in difference_lines(self.document):
+            terminalreporter.write_line(line)
+        if self.document["rules"]["baseline_problem"]:
+            terminalreporter.write_line(f"ERROR: {self.document['rules']['baseline_problem']}", red=True)

@@ -94,7 +94,8 @@ def _seconds_text(value: float) -> str:
     return f"{value:.1f} s"
 
 
-def _short(value: float, fuel: bool, unit: str = "") -> str:
+def axis_number(value: float, fuel: bool, unit: str = "") -> str:
+    """A tick's number, short: fuel in k, M, G; seconds and shares in a few digits."""
     if fuel:
         for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
             if value >= size:
@@ -113,7 +114,7 @@ def _panel_frame(x: float, width: float, rows: int, title: str, maximum: float, 
         value = maximum * step / 4
         tx = x + width * step / 4
         ticks.append(f'<line class="grid" x1="{tx:.1f}" y1="{TOP - 4}" x2="{tx:.1f}" y2="{bottom}"/>'
-                     f'<text class="tick" x="{tx:.1f}" y="{bottom + 14}">{e(_short(value, fuel, unit))}</text>')
+                     f'<text class="tick" x="{tx:.1f}" y="{bottom + 14}">{e(axis_number(value, fuel, unit))}</text>')
     return (f'<g class="panel"><text class="panel-title" x="{x}" y="{TOP - 10}">{e(title)}</text>'
             f'<line class="axis" x1="{x}" y1="{bottom}" x2="{x + width}" y2="{bottom}"/>{"".join(ticks)}</g>')
 
@@ -177,7 +178,7 @@ def _summary_title(cell: dict[str, Any], figure: dict[str, Any], fuel: bool) -> 
 def _summary_text(figure: dict[str, Any], fuel: bool) -> str:
     if figure.get("value") is None:
         return ""
-    return f"{_short(figure['value'], True)} fuel" if fuel else f"{figure['value']:.2f}"
+    return f"{axis_number(figure['value'], True)} fuel" if fuel else f"{figure['value']:.2f}"
 
 
 def _iqr(summary: dict[str, Any], y: float, x: float, width: float, maximum: float, colour: str) -> str:
@@ -213,6 +214,8 @@ def _point(point: dict[str, Any], y: float, x: float, width: float, maximum: flo
                 text += f", {point['percent_of_best']:.1f}% of the lowest group median"
             if point.get("percentile") is not None:
                 text += f", percentile {point['percentile']:.0f} against that group's runs"
+            if point.get("percentile_of_runs") is not None:
+                text += f", percentile {point['percentile_of_runs']:.0f} among the case's correct runs"
     else:
         text = f"{point['run']}: score {float(point['value']):.3f}"
     href = e("#run=" + _fragment(point["run"]))

@@ -34,33 +34,47 @@ def material_digest(folder: Path, excluded: Iterable[Path] = ()) -> str:
     root = Path(os.path.realpath(folder))
     left_out = {Path(os.path.realpath(path)) for path in excluded}
     digest = hashlib.sha256(b"tcab-material-1\n")
-    for line in _entries(root, root, left_out):
+    for line in _entries(root, left_out):
         digest.update(line)
     return digest.hexdigest()
 
 
-def _entries(root: Path, folder: Path, left_out: set[Path]) -> Iterator[bytes]:
-    try:
-        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-    except OSError:
-        return
-    for entry in entries:
+def _entries(root: Path, left_out: set[Path]) -> Iterator[bytes]:
+    """Each entry's line, depth first in path order (a stack, not recursion: a produced tree may be
+    deeper than Python's recursion limit)."""
+    stack = [iter(_listed(root))]
+    while stack:
+        entry = next(stack[-1], None)
+        if entry is None:
+            stack.pop()
+            continue
         path = Path(entry.path)
-        relative = os.fsencode(path.relative_to(root).as_posix())
         if path in left_out:
             continue
-        if entry.is_symlink():
-            target = os.path.realpath(path)
-            if target == str(root) or target.startswith(str(root) + os.sep):
-                yield b"L\0" + relative + b"\0" + os.fsencode(os.path.relpath(target, folder)) + b"\n"
-        elif entry.is_dir(follow_symlinks=False):
-            if entry.name in SKIPPED_ANYWHERE or (folder == root and entry.name in SKIPPED_AT_ROOT):
-                continue
-            yield b"D\0" + relative + b"\n"
-            yield from _entries(root, path, left_out)
-        elif entry.is_file(follow_symlinks=False):
-            executable = b"x" if entry.stat(follow_symlinks=False).st_mode & 0o111 else b"-"
-            yield b"F\0" + relative + b"\0" + _file_digest(path) + b"\0" + executable + b"\n"
+        relative = os.fsencode(path.relative_to(root).as_posix())
+        try:
+            if entry.is_symlink():
+                target = os.path.realpath(path)
+                if target == str(root) or target.startswith(str(root) + os.sep):
+                    yield b"L\0" + relative + b"\0" + os.fsencode(os.path.relpath(target, path.parent)) + b"\n"
+            elif entry.is_dir(follow_symlinks=False):
+                if entry.name in SKIPPED_ANYWHERE or (path.parent == root and entry.name in SKIPPED_AT_ROOT):
+                    continue
+                yield b"D\0" + relative + b"\n"
+                stack.append(iter(_listed(path)))
+            elif entry.is_file(follow_symlinks=False):
+                executable = b"x" if entry.stat(follow_symlinks=False).st_mode & 0o111 else b"-"
+                yield b"F\0" + relative + b"\0" + _file_digest(path) + b"\0" + executable + b"\n"
+        except OSError as exc:  # vanished or unreadable: named as such, so a later readable tree differs
+            yield b"E\0" + relative + b"\0" + str(exc.errno).encode() + b"\n"
+
+
+def _listed(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(entries, key=lambda entry: entry.name)
+    except OSError:
+        return []
 
 
 def _file_digest(path: Path) -> bytes:

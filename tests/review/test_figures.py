@@ -68,3 +68,16 @@ def test_the_sweeps_automated_score_counts_only_decided_points() -> None:
     nothing_decided = {"run": "b", "score": {"earned": 0.0, "available": 0.0, "declared": 6.0},
                        "items": [{"kind": "build", "id": "build", "outcome": "passed"}]}
     assert automated_score(nothing_decided) is None  # all the reviewer's: never the build's pass rate
+
+
+def test_the_reports_domains_show_the_counted_reviews_ratings(tmp_path: Path) -> None:
+    run = reviewed_run()
+    run["domains"] = {"scale": ["flawless", "great", "passable", "scuffed", "broken"], "overall": None,
+                      "set": [{"id": "single-player", "name": "Single Player", "description": "Solo.", "common": True,
+                               "rating": None, "items": []},
+                              {"id": "versus", "name": "Versus", "description": "Two.", "common": True,
+                               "rating": None, "items": []}]}
+    text = write_report({"tool": {}, "runs": [run]}, tmp_path).read_text(encoding="utf-8")
+    assert "<b>great</b> <small>(ana: great)</small>" in text  # bo is stale and cy incomplete: not counted
+    assert "<b>passable</b> <small>(ana: passable)</small>" in text
+    assert "the overall rating is the worst domain rating (passable)" in text

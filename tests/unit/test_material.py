@@ -72,3 +72,25 @@ def test_what_no_build_starts_from_leaves_the_digest(tmp_path: Path, change: Cal
     before = material_digest(run, [run / ".tcab" / "results", run / ".tcab" / "reviews"])
     change(run)
     assert material_digest(run, [run / ".tcab" / "results", run / ".tcab" / "reviews"]) == before
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_digested(tmp_path: Path) -> None:
+    import sys
+
+    run = make_run(tmp_path)
+    before = material_digest(run)
+    run.joinpath(*["d"] * 200).mkdir(parents=True)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(150)  # the tree is deeper than the stack may be
+    try:
+        after = material_digest(run)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert after != before
+
+
+def test_a_fifo_is_not_opened(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    before = material_digest(run)
+    os.mkfifo(run / "pipe")
+    assert material_digest(run) == before  # not material (the build's copy drops it), and never read

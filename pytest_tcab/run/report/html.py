@@ -240,7 +240,7 @@ def _run(run: dict[str, Any], media: Media) -> str:
     parts = [
         _part("Score", _score(run["score"])) if "score" in run else "",
         _part("Review", _review(run["review"])) if "review" in run else "",
-        _part("Domains", _domains(run["domains"])) if "domains" in run else "",
+        _part("Domains", _domains(run["domains"], run.get("review"))) if "domains" in run else "",
         _part("Performance", _performance(run["performance"], by_kind))
         if "performance" in run else "",
         _part("Tournament", _tournament(run["tournament"], by_kind, media))
@@ -619,10 +619,13 @@ def _review(review: dict[str, Any]) -> str:
     return head + table + notes
 
 
-def _domains(domains: dict[str, Any]) -> str:
+def _domains(domains: dict[str, Any], review: dict[str, Any] | None = None) -> str:
     """The effective domain set: each domain's items with their automated outcomes, and the rating
-    the reviewer gives on the scale (the overall rating is the worst of them)."""
+    the reviewer gives on the scale (the overall rating is the worst of them): the worst of the
+    complete, current reviews' when there are some, each reviewer's beside it."""
     scale = " &gt; ".join(_e(word) for word in domains.get("scale", []))
+    tiers = list(domains.get("scale", []))
+    counted = [entry for entry in (review or {}).get("reviews", []) if entry.get("complete") and not entry.get("stale")]
     rows = []
     for domain in domains.get("set", []):
         outcomes = [f"{_e(unit)} {_badge(outcome)}" for item in domain.get("items", [])
@@ -630,12 +633,18 @@ def _domains(domains: dict[str, Any]) -> str:
         scope = "common" if domain.get("common") else "this variant"
         heading = (f"<b>{_get(domain, 'name')}</b> <small>{_get(domain, 'id')} · {scope}</small>"
                    f"<br>{_get(domain, 'description')}")
-        rows.append((heading,
-                     "<br>".join(outcomes) or "-",
-                     _e(domain.get("rating") or "left for the reviewer")))
+        given = {entry.get("reviewer"): entry.get("ratings", {}).get(domain.get("id")) for entry in counted}
+        given = {who: tier for who, tier in given.items() if tier in tiers}
+        rating = _e(domain.get("rating") or "left for the reviewer")
+        if given:
+            worst = max(given.values(), key=tiers.index)
+            each = ", ".join(f"{_e(who)}: {_e(tier)}" for who, tier in given.items())
+            rating = f"<b>{_e(worst)}</b> <small>({each})</small>"
+        rows.append((heading, "<br>".join(outcomes) or "-", rating))
     table = _table(("domain", "items (automated outcome)", "rating"), rows)
+    overall = (review or {}).get("rating") or domains.get("overall") or "left for the reviewer"
     return (f'<div class="figure">rated by the reviewer on {scale}; the overall rating is the worst domain rating'
-            f' ({_e(domains.get("overall") or "left for the reviewer")})</div>{table}')
+            f' ({_e(overall)})</div>{table}')
 
 
 def _performance(perf: dict[str, Any], by_kind: dict[str, list[dict[str, Any]]]) -> str:

@@ -217,3 +217,30 @@ def test_a_build_cannot_learn_it_is_regraded(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(failed=1)
     doubles = _items(pytester)[DOUBLES]
     assert doubles["outcome"] == "failed" and doubles["gradings"] == ["failed"] * GRADINGS
+
+
+def test_a_build_cannot_be_regraded_until_it_passes(pytester: pytest.Pytester) -> None:
+    """A page that flips a coin on a verdict it fails passes some gradings: unstable, never passed,
+    and the point earns nothing."""
+    gauge_project(pytester.path)
+    edit(pytester.path / "game/index.html", "    add(n = 1) { value += n; draw(); return value; },",
+         "    add(n = 1) { value += Math.random() < 0.5 ? n + 1 : n; draw(); return value; },")
+    result = _regrade(pytester, "-k", "doubles")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    doubles = _items(pytester)[DOUBLES]
+    assert doubles["outcome"] == "unstable" and set(doubles["gradings"]) == {"passed", "failed"}
+    score = json.loads((pytester.path / "out/results.json").read_text())["runs"][0]["score"]
+    assert score["earned"] == 0 and "doubles" not in score["automated"]
+
+
+def test_last_failed_sees_the_retried_verdict_passed(pytester: pytest.Pytester) -> None:
+    """`--lf` after a session that retried counts: only the verdict that failed as graded runs again."""
+    gauge_project(pytester.path)
+    (pytester.path / "fault_once.py").write_text(FAULT_ONCE)
+    args = ("-p", "no:xdist", "--tcab-suite=suite", "--tcab-run=game", "--tcab-out=out", "-k", "counts or doubles")
+    first = pytester.runpytest_subprocess("-p", "fault_once", "--tcab-retries=1", *args)
+    first.assert_outcomes(passed=1, failed=1)
+    again = pytester.runpytest_subprocess("--lf", "-v", *args)
+    again.assert_outcomes(failed=1)
+    again.stdout.fnmatch_lines(["*validate?doubles? FAILED*"])
+    assert "validate[counts]" not in again.stdout.str()  # passed on its retry: not a last failure

@@ -125,8 +125,9 @@ def errata_collector(file_path: Path, parent: pytest.Collector) -> pytest.Collec
     from pytest_tcab.resolve.manifest import catalog_type
 
     manifest = file_path.parent / MANIFEST_FILE
-    if file_path.name != ERRATA_FILE or not manifest.is_file() or catalog_type(manifest)[0] is None:
-        return None
+    if (file_path.name != ERRATA_FILE or not parent.session.isinitpath(file_path) or not manifest.is_file()
+            or catalog_type(manifest)[0] is None):
+        return None  # collected in a folder, it is its manifest's child
     return errata_toml(parent, file_path, parent.nodeid)
 
 

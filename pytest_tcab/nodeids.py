@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import Any
+from typing import Self
 
 import pytest
 
@@ -37,7 +38,7 @@ def match_saved_form(item: pytest.Item) -> None:
 _names_key = pytest.StashKey["Counter[str]"]()
 
 
-def own_name(parent: pytest.Node, name: str) -> str:
+def own_name(parent: pytest.Collector, name: str) -> str:
     """`name`, ranked when an item of `parent` already has it (`check[title~2]`, `slug[2]`)."""
     taken = parent.stash.setdefault(_names_key, Counter())
     taken[name] += 1
@@ -51,6 +52,7 @@ class OwnName:
     """A tcab item's `from_parent`: its name made its own among its parent's (`own_name`)."""
 
     @classmethod
-    def from_parent(cls, parent: pytest.Node, **kwargs: Any) -> Any:
+    def from_parent(cls, parent: pytest.Collector, **kwargs: Any) -> Self:
         kwargs["name"] = own_name(parent, kwargs["name"])
-        return super().from_parent(parent, **kwargs)  # type: ignore[misc]
+        made: Self = super().from_parent(parent, **kwargs)  # type: ignore[misc]
+        return made

@@ -312,7 +312,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         return ManifestFile.from_parent(parent, path=file_path)
     if file_path.name == "tcab.toml":
         return SuiteConfigFile.from_parent(parent, path=file_path)
-    if file_path.name == ERRATA_FILE:  # reached only when named on the command line (an id under it)
+    if file_path.name == ERRATA_FILE:  # its manifest's child, or named on the command line (an id under it)
         return errata_collector(file_path, parent)
     return collect_definition_file(file_path, parent)
 

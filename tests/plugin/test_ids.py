@@ -72,6 +72,20 @@ def test_items_that_would_share_an_id_get_their_own(pytester: pytest.Pytester, m
     assert again == {f"{legacy}::resolve[a~2]": "FAILED"}  # the duplicate slug is reported
 
 
+@pytest.mark.parametrize("suite", ["--tcab-suite=.", "."])
+def test_the_errata_item_lives_under_errata_toml_once(pytester: pytest.Pytester, minimal_suite: Path,
+                                                     suite: str) -> None:
+    """Under the configured suite, or as a folder pytest walks itself (which hands every file to
+    the plugin): errata.toml is its manifest's child alone, and its id reruns alone."""
+    (minimal_suite / LEGACY / "errata.toml").write_text('[[erratum]]\nid = "e"\ntitle = "T"\nbody = "B"\n')
+    ids = collected_ids(pytester, "-p", "no:cacheprovider", suite)
+    errata = f"{LEGACY.as_posix()}/errata.toml::errata"
+    assert ids.count(errata) == 1 and len(ids) == len(set(ids))
+    assert ids.index(errata) == ids.index(f"{LEGACY.as_posix()}/test-case.toml::slug") - 1  # in its manifest's place
+    again = (suite,) if suite.startswith("--") else ()  # a folder given is collected whole
+    assert outcomes(pytester.runpytest("-p", "no:cacheprovider", *again, "-v", errata)) == {errata: "PASSED"}
+
+
 def definition_run(root: Path) -> None:
     """A code definition's run: the build passes, typecheck fails, lint is recorded (no browser)."""
     project(root, 'case = "game"\n', game=game_definition(FAILING_TYPECHECK, extra=f'lint = "{FAILING_LINT}"\n'))

@@ -231,6 +231,15 @@ def read_shard(shard: Path) -> dict[str, Any]:
     problem = _shape_problem(data)
     if problem is not None:
         raise pytest.UsageError(f"{MERGE_OPTION}: {path}: {problem}; expected the results.json a run writes")
+    if "sandbox" in data:  # the merged report says it in one line: a shard's must be one a session wrote
+        from pytest_tcab.run.sandbox.sandbox import summary_line
+
+        try:
+            summary_line(data["sandbox"])
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise pytest.UsageError(f"{MERGE_OPTION}: {path}: `sandbox` is not the sandbox a session records "
+                                    "(`sandboxed`, `network`, its caps); expected the results.json a run writes"
+                                    ) from None
     return data  # type: ignore[no-any-return]
 
 

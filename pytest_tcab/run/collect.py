@@ -171,7 +171,8 @@ def _resolve(config: pytest.Config) -> SessionRuns:
     plan = shard_plan(config)
     for folder, entry in resolved.items():
         label = entry.label if entry is not None and not isinstance(entry, TcabError) else labels[folder]
-        if label in graded_before or (shard is not None and plan is not None and plan.index_of(label) != shard[0]):
+        dealt = labels[folder] if plan is not None and plan.shards is not None else label  # a plan deals folders
+        if label in graded_before or (shard is not None and plan is not None and plan.index_of(dealt) != shard[0]):
             resolved[folder] = None  # resumed (graded by the earlier sweep), or another shard's
     from pytest_tcab.run.sandbox.sandbox import hide_from_builds
 

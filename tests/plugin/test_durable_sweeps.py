@@ -215,12 +215,16 @@ def test_shards_dealt_by_a_plan_record_it_resume_by_it_and_merge(pytester: pytes
     assert recount.ret == pytest.ExitCode.USAGE_ERROR
     recount.stderr.fnmatch_lines(["ERROR: --tcab-resume: shard-1 was dealt into 2 shards (shard-plan.json), this "
                                   "session into 3: resume it with --tcab-shard=I/2"])
-    again = pytester.runpytest_subprocess(*shard_args[0][:-3], "--tcab-out=shard-0-again", "-p", "no:xdist")
+    again = pytester.runpytest_subprocess(*shard_args[0][:-3], "--tcab-out=shard-0-again", "-p", "no:xdist",
+                                          "--tcab-build-memory=512MiB")  # and graded with a smaller cap
     assert again.ret == pytest.ExitCode.OK
     mixed = pytester.runpytest_subprocess(*ARGS, "--tcab-merge=shard-0-again", "--tcab-merge=shard-1",
                                           "--tcab-out=mixed")
     assert mixed.ret == pytest.ExitCode.USAGE_ERROR
-    mixed.stderr.fnmatch_lines(["ERROR: --tcab-merge: shards differ in plans: sha256:* in shard-*; sha256:* in shard-*"])
+    mixed.stderr.fnmatch_lines(["ERROR: --tcab-merge: shards differ in --tcab-build-memory: 4294967296 in shard-1; "
+                                "536870912 in shard-0-again",
+                                "--tcab-merge: shards differ in plans: sha256:* in shard-*; sha256:* in shard-*"])
+    assert not (pytester.path / "mixed/results.json").exists()
     missing = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", "--tcab-shard=0/2",
                                             "--tcab-shard-plan=nowhere", "--tcab-out=x")
     assert missing.ret == pytest.ExitCode.USAGE_ERROR

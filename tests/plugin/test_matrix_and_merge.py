@@ -174,6 +174,13 @@ def test_a_game_score_is_recomputed_and_media_follow(pytester: pytest.Pytester) 
     (lambda root: (root / "shape.json").write_text('{"runs": [{"run": "r", "case": "c", "version": "v",'
                                                    ' "variant": "a", "items": [{"nodeid": "x"}]}]}') and root / "shape.json",
      "ERROR: --tcab-merge: */shape.json: `runs[[]0[]].items[[]0[]]` has no `kind` text; expected the results.json a run writes"),
+    (lambda root: (root / "rec.json").write_text('{"shard": {"index": "2", "count": 4}, "runs": []}')
+     and root / "rec.json",
+     "ERROR: --tcab-merge: */rec.json: `shard` is not a shard record (`index` from 0 to `count`-1, `count`, `plan`); "
+     "expected the results.json a run writes"),
+    (lambda root: (root / "box.json").write_text('{"sandbox": {"sandboxed": true}, "runs": []}') and root / "box.json",
+     "ERROR: --tcab-merge: */box.json: `sandbox` is not the sandbox a session records (`sandboxed`, `network`, its "
+     "caps); expected the results.json a run writes"),
 ])
 def test_a_broken_shard_is_a_clear_error(pytester: pytest.Pytester, setup: Any, message: str) -> None:
     result = pytester.runpytest(*BASE, f"--tcab-merge={setup(pytester.path)}", "--tcab-out=merged")

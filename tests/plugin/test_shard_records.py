@@ -9,6 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+# pytester's in-process runs drop the modules first imported inside them, and numpy, Pillow and
+# Playwright cannot be imported afresh in one process: they are loaded here and kept.
+import numpy  # noqa: F401
+import PIL.Image  # noqa: F401
+import playwright.sync_api  # noqa: F401
 import pytest
 from suites import write_minimal_suite
 

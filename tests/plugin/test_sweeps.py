@@ -156,4 +156,15 @@ def test_matrix_shards_merge_back_into_the_unsharded_sweep(pytester: pytest.Pyte
 
     assert board("merged") == board("whole")
     assert (pytester.path / "merged/perf/report.html").is_file()
+    # The same by index, dealt by the plan: a tournament goes with the folder it is collected under.
+    for index in range(2):
+        shard = pytester.runpytest(*ARGS, f"--tcab-run={RUNS}", f"--tcab-shard={index}/2", "--tcab-shard-plan=whole",
+                                   f"--tcab-out=plan-{index}")
+        assert shard.ret == pytest.ExitCode.OK, shard.stdout.str()
+    graded = [{run["run"] for run in read(pytester.path / f"plan-{index}/results.json")["runs"]} for index in range(2)]
+    assert not graded[0] & graded[1] and graded[0] and graded[1]  # each run in one shard, neither shard empty
+    assert graded[0] | graded[1] == {row["run"] for row in read(pytester.path / "whole/sweep.json")["runs"]}
+    by_plan = pytester.runpytest(*ARGS, "--tcab-merge=plan-0", "--tcab-merge=plan-1", "--tcab-out=by-plan")
+    assert by_plan.ret == pytest.ExitCode.OK, by_plan.stdout.str() + by_plan.stderr.str()
+    assert rows("by-plan") == rows("whole")
     shutil.rmtree(pytester.path / "whole")

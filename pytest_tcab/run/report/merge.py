@@ -150,8 +150,7 @@ def shards_held(loaded: list[tuple[Path, dict[str, Any]]], *, allow_partial: boo
     records = {shard: data["shard"] for shard, data in loaded if isinstance(data.get("shard"), dict)}
     for name, values in differing_options([data["graded_with"] for _, data in loaded
                                            if isinstance(data.get("graded_with"), dict)]).items():
-        problems += _differing(loaded, option_flag(name), lambda data: json.dumps((data.get("graded_with") or {}).get(
-            name)) if isinstance(data.get("graded_with"), dict) and name in data["graded_with"] else None)
+        problems += _differing(loaded, option_flag(name), _option_value(name))
     if not records:
         _refuse(problems)
         return None
@@ -180,6 +179,14 @@ def shards_held(loaded: list[tuple[Path, dict[str, Any]]], *, allow_partial: boo
                         f"glob that missed one?), or {ALLOW_PARTIAL_OPTION} to merge what is there and say what is not")
     _refuse(problems)
     return held_shards(count, next(iter(records.values())).get("plan"), sorted(by_index), missing)
+
+
+def _option_value(name: str) -> Any:
+    """What a shard's results.json says of grading option `name` (as JSON text), or None."""
+    def value(data: dict[str, Any]) -> str | None:
+        options = data.get("graded_with")
+        return json.dumps(options[name]) if isinstance(options, dict) and name in options else None
+    return value
 
 
 def _differing(loaded: list[tuple[Path, dict[str, Any]]], what: str, value_of: Any) -> list[str]:
@@ -233,6 +240,21 @@ def read_shard(shard: Path) -> dict[str, Any]:
     problem = _shape_problem(data)
     if problem is not None:
         raise pytest.UsageError(f"{MERGE_OPTION}: {path}: {problem}; expected the results.json a run writes")
+    record = data.get("shard")
+    if record is not None and not (isinstance(record, dict) and isinstance(record.get("count"), int)
+                                   and isinstance(record.get("index"), int) and 0 <= record["index"] < record["count"]
+                                   and isinstance(record.get("plan"), str)):
+        raise pytest.UsageError(f"{MERGE_OPTION}: {path}: `shard` is not a shard record (`index` from 0 to `count`-1, "
+                                "`count`, `plan`); expected the results.json a run writes")
+    if "sandbox" in data:  # the merged report says it in one line: a shard's must be one a session wrote
+        from pytest_tcab.run.sandbox.sandbox import summary_line
+
+        try:
+            summary_line(data["sandbox"])
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise pytest.UsageError(f"{MERGE_OPTION}: {path}: `sandbox` is not the sandbox a session records "
+                                    "(`sandboxed`, `network`, its caps); expected the results.json a run writes"
+                                    ) from None
     return data  # type: ignore[no-any-return]
 
 

@@ -177,8 +177,8 @@ GRADINGS = 12
 """A fair coin lands the same way 12 times in a row once in 2,048 sessions."""
 
 
-def _regrade(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return _grade(pytester, "-p", "no:xdist", f"--tcab-regrade={GRADINGS}", "-k", "counts or doubles or flaky",
+def _regrade(pytester: pytest.Pytester, *args: str, gradings: int = GRADINGS) -> pytest.RunResult:
+    return _grade(pytester, "-p", "no:xdist", f"--tcab-regrade={gradings}", "-k", "counts or doubles or flaky",
                   *args, fault=None)
 
 
@@ -213,10 +213,10 @@ def test_a_build_cannot_learn_it_is_regraded(pytester: pytest.Pytester) -> None:
     edit(page, "    add(n = 1) { value += n; draw(); return value; },",
          "    add(n = 1) { const seen = Number(localStorage.getItem('seen') || 0) + 1; localStorage.setItem('seen', "
          "String(seen)); value += seen > 1 ? n * 2 : n; draw(); return value; },")
-    result = _regrade(pytester, "-k", "doubles")
+    result = _regrade(pytester, "-k", "doubles", gradings=3)  # no coin here: three gradings say it
     result.assert_outcomes(failed=1)
     doubles = _items(pytester)[DOUBLES]
-    assert doubles["outcome"] == "failed" and doubles["gradings"] == ["failed"] * GRADINGS
+    assert doubles["outcome"] == "failed" and doubles["gradings"] == ["failed"] * 3
 
 
 def test_a_build_cannot_be_regraded_until_it_passes(pytester: pytest.Pytester) -> None:

@@ -125,6 +125,8 @@ def talk(command: list[str], cwd: Path, env: dict[str, str], timeout: float) -> 
                     received += chunk
                     if ended and not chunk:
                         break
+                    if readable and not chunk:
+                        time.sleep(0.05)  # the writer closed before the process ended: EOF until then
                     if time.monotonic() > deadline:
                         raise AssertionError(f"{command} still running after {timeout}s")
             finally:

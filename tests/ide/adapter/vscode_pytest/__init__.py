@@ -9,6 +9,7 @@ each item's outcome under the same runID, from its call report (or its skipped s
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import pathlib
@@ -107,6 +108,7 @@ def _node(name: str, path: pathlib.Path, kind: str) -> dict[str, Any]:
 
 
 _writer = None
+atexit.register(lambda: _writer.close() if _writer else None)
 
 
 def _send(payload: dict[str, Any]) -> None:

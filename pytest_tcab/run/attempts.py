@@ -157,7 +157,7 @@ def _make_unstable(final: Attempt, outcomes: list[str]) -> None:
     report.outcome = "failed"
     report.longrepr = (f"{UNSTABLE}: graded {len(outcomes)} times on one build, it ended {said}: the grader "
                        "disagrees with itself (an unseeded or time-dependent validation script, or a flaky driver); "
-                       "no score counts this verdict")
+                       "it earns nothing (available, unearned) until a reviewer overrides it with a note")
     report.user_properties = [*(prop for prop in report.user_properties if prop[0] != STATUS_PROPERTY),
                               (STATUS_PROPERTY, UNSTABLE)]
     if hasattr(report, "wasxfail"):

@@ -182,7 +182,7 @@ def _regrade(pytester: pytest.Pytester, *args: str, gradings: int = GRADINGS) ->
                   *args, fault=None)
 
 
-def test_an_unseeded_script_is_found_unstable_and_scored_nowhere(pytester: pytest.Pytester) -> None:
+def test_an_unseeded_script_is_found_unstable_and_earns_nothing(pytester: pytest.Pytester) -> None:
     gauge_project(pytester.path)
     version = pytester.path / "suite/test-cases/end-to-end/easy/gauge/v1.0.0"
     (version / "validation/flaky.mjs").write_text(UNSEEDED)
@@ -199,8 +199,10 @@ def test_an_unseeded_script_is_found_unstable_and_scored_nowhere(pytester: pytes
     assert items[COUNTS]["gradings"] == ["passed"] * GRADINGS and items[COUNTS]["outcome"] == "passed"
     assert items[DOUBLES]["gradings"] == ["failed"] * GRADINGS and items[DOUBLES]["outcome"] == "failed"
     score = json.loads((pytester.path / "out/results.json").read_text())["runs"][0]["score"]
-    assert "flaky" not in score["automated"] and "flaky" not in score["failed"]  # decided nowhere
-    assert "flaky" in score["pending"]  # a reviewer settles it; it earns nothing meanwhile
+    assert score["unstable"] == ["flaky"] and "flaky" not in score["failed"]  # the grader's failure, not the run's
+    # Available and unearned (a reviewer may override it, with a note): were it left out of the
+    # automated score, a build could raise its score by flipping a point it fails.
+    assert "flaky" in score["automated"] and "flaky" not in score["pending"]
     cases = _testcases(pytester)
     assert "unstable" in cases["validate[flaky]"].find("failure").get("message", "")
 
@@ -230,7 +232,7 @@ def test_a_build_cannot_be_regraded_until_it_passes(pytester: pytest.Pytester) -
     doubles = _items(pytester)[DOUBLES]
     assert doubles["outcome"] == "unstable" and set(doubles["gradings"]) == {"passed", "failed"}
     score = json.loads((pytester.path / "out/results.json").read_text())["runs"][0]["score"]
-    assert score["earned"] == 0 and "doubles" not in score["automated"]
+    assert score["earned"] == 0 and score["unstable"] == ["doubles"] and score["available"] > 0
 
 
 def test_last_failed_sees_the_retried_verdict_passed(pytester: pytest.Pytester) -> None:

@@ -246,8 +246,6 @@ def test_an_array_job_of_four_shards_merges_into_the_unsharded_sweep(slurm: Slur
         assert (project / f"results/shard-{index}/results.json").is_file(), logs
 
 
-@pytest.mark.xfail(strict=True, reason="issue 33: a resumed shard's results.json holds only the runs graded after "
-                   "the resume, so --tcab-merge loses the kept ones (the shards branch fixes it: drop this mark then)")
 def test_a_killed_task_requeued_resumes_its_own_folder(slurm: Slurm, tmp_path: Path) -> None:
     project = _project(tmp_path)
     whole = _unsharded(project)

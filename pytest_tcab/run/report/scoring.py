@@ -12,6 +12,7 @@ from pytest_tcab.case import ChecklistItem
 from pytest_tcab.case import Variant
 from pytest_tcab.errors import TcabError
 from pytest_tcab.outcomes import OVER_CEILING
+from pytest_tcab.outcomes import UNSTABLE
 from pytest_tcab.scoring import RATING_SCALE
 from pytest_tcab.scoring import ItemScore
 from pytest_tcab.scoring import domain_summaries
@@ -49,15 +50,19 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
         return {}
     excluded = excluded_verdicts(variant, errata)
     # A skipped verdict (left for the reviewer, no browser) decides nothing; an excluded one
-    # still ran, but no longer counts on either side of the score.
+    # still ran, but no longer counts on either side of the score. An unstable one (its gradings
+    # disagreed, --tcab-regrade) is the grader's failure, yet it stays available and unearned: left
+    # out of the automated score, it would let a build raise its score by flipping a point it fails.
     verdicts: dict[str, bool | None] = {
-        item["id"]: {"passed": True, "failed": False}.get(item["outcome"])
+        item["id"]: {"passed": True, "failed": False, UNSTABLE: False}.get(item["outcome"])
         for item in items if item["kind"] == "validate" and item["id"] not in excluded
     }
+    unstable = sorted(item["id"] for item in items if item["kind"] == "validate" and item["outcome"] == UNSTABLE
+                      and item["id"] not in excluded)
     result = score(variant, verdicts, errata)
     weights = {unit.id: unit.weight for unit in variant.units()}
     decided = sorted(v for v, d in verdicts.items() if d is not None)
-    failed = sorted(v for v, d in verdicts.items() if d is False)
+    failed = sorted(v for v, d in verdicts.items() if d is False and v not in unstable)
     # A partial run (-k, -m, --lf): a verdict left out was not run here, not left for the reviewer.
     not_run = sorted(item["id"] for item in record.deselected.values() if item["kind"] == "validate")
     pending = [v for v in result.pending if v not in not_run]
@@ -74,6 +79,7 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
             **({"not_run": not_run, "not_run_weight": sum(weights.get(v, 0.0) for v in not_run)} if not_run else {}),
             "automated": decided,
             "failed": failed,
+            **({"unstable": unstable} if unstable else {}),
             "pending": pending,
             "excluded": sorted(excluded),
             "items": [_item(item, scored, verdicts, excluded, not_run)

@@ -31,6 +31,7 @@ NO_SANDBOX_OPTION = "--tcab-no-sandbox"
 BUILD_NETWORK_OPTION = "--tcab-build-network"
 MATRIX_OPTION = "--tcab-matrix"
 MERGE_OPTION = "--tcab-merge"
+SHARE_BUILDS_OPTION = "--tcab-share-builds"
 NETWORK_POLICIES = ("none", "install", "all")
 """`--tcab-build-network`: which steps reach the network (`install` means install steps only)."""
 SHARDS_OPTION = "--tcab-shards"
@@ -353,6 +354,11 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(CAPTURE_BASELINES_OPTION, dest="tcab_capture_baselines", action="store_true",
                     help="drive every validation script against its variant's reference implementation and "
                          "write validation-baseline/<variant>/ into the version folder")
+    # builds shared by digest (issue 36)
+    group.addoption(SHARE_BUILDS_OPTION, dest="tcab_share_builds", action="store_true",
+                    help="build once the runs of a session whose build reads byte-identical files with the same "
+                         "commands and caps: each is still served and graded as its own, and says whose build it used")
+
     # -- reviews (pytest_tcab/review/) --
     group.addoption("--tcab-reviews", dest="tcab_reviews", metavar="DIR",
                     help="where reviews are kept: DIR/<run name>/<reviewer>.md, a history beside each (default "

@@ -27,6 +27,11 @@ from pytest_tcab.run.sandbox.disk import RunDisk
 from pytest_tcab.run.sandbox.disk import make_disk
 from pytest_tcab.run.sandbox.sandbox import SandboxUnavailable
 from pytest_tcab.run.sandbox.sandbox import session_sandbox
+from pytest_tcab.run.sandbox.shared import Handed
+from pytest_tcab.run.sandbox.shared import caps_of
+from pytest_tcab.run.sandbox.shared import inputs_digest
+from pytest_tcab.run.sandbox.shared import shared_builds
+from pytest_tcab.run.sandbox.shared import state_digest
 from pytest_tcab.run.sandbox.snapshot import release_copy
 from pytest_tcab.run.sandbox.snapshot import reporter_copy
 from pytest_tcab.run.sandbox.steps import BuildResult
@@ -61,6 +66,12 @@ class RunContext:
         self._server: StaticServer | None = None
         self._disk: RunDisk | None = None
         self._digest: str | None = None
+        self.build_shared_with: str | None = None
+        """The run whose build this run serves and grades (`--tcab-share-builds`), else None."""
+        self._built_state: str | None = None
+        sharing = shared_builds(config)
+        if sharing is not None:
+            sharing.expect(self, lambda: self.build_inputs_digest)
         self._reporter: Path | None = reporter_copy(config, case.folder, self.reporter_paths())
         config.add_cleanup(self.release)  # what a run interrupted before its last item still holds
 
@@ -161,10 +172,12 @@ class RunContext:
         if self._server is not None:
             self._server.__exit__(None, None, None)
             self._server = None
-        if self._disk is not None:
+        kept = self._hand_on_build()  # also when it never built: no run waits for it any more
+        if self._disk is not None and not kept:
             self._disk.release()
-            self._disk = None
+        self._disk = None
         self._build = None
+        self.build_shared_with = self._built_state = None
         if self._reporter is not None:
             release_copy(self.config, self.case.folder)
             self._reporter = None
@@ -180,11 +193,45 @@ class RunContext:
                 self._build = BuildResult(ok=False, steps=(), workdir=self.scratch(), output_dir=None, message=str(exc),
                                           not_graded=True)
             else:
-                self._build = build_static(self.source, self.case.build.install, self.case.build.build,
-                                           self.scratch(), timeout, sandbox, self.disk)
-                if not self._build.ok:
-                    self.drop_full_disk()
+                if not self._take_shared_build():
+                    self._build = build_static(self.source, self.case.build.install, self.case.build.build,
+                                               self.scratch(), timeout, sandbox, self.disk)
+                    if not self._build.ok:
+                        self.drop_full_disk()
+                    if shared_builds(self.config) is not None and self._disk is not None:
+                        self._built_state = state_digest(self._build.workdir)
+        assert self._build is not None
         return self._build
+
+    @functools.cached_property
+    def build_inputs_digest(self) -> str | None:
+        """The digest of what this run's build reads (`run.sandbox.shared`); None without a static
+        build or without `--tcab-share-builds` (nothing is hashed then)."""
+        build = self.case.build
+        static = build is not None and self.case.performance is None and self.case.adversarial is None
+        if shared_builds(self.config) is None or build is None or not static:
+            return None
+        case = {"folder": str(self.case.folder), "version": self.case.version, "variant": self.variant.slug}
+        return inputs_digest(self.source, {"install": build.install, "build": build.build}, case, caps_of(self.config))
+
+    def _take_shared_build(self) -> bool:
+        """Serve the build a run with this run's digest handed on, if one is held (`--tcab-share-builds`)."""
+        sharing = shared_builds(self.config)
+        handed = None if sharing is None or self.build_inputs_digest is None else sharing.take(self.build_inputs_digest)
+        if handed is None:
+            return False
+        self._build, self._disk, self._built_state = handed.result, handed.disk, handed.state
+        self.build_shared_with = handed.built_by
+        return True
+
+    def _hand_on_build(self) -> bool:
+        """Keep this run's build for a run still to come with the same digest (True), or not."""
+        sharing = shared_builds(self.config)
+        if sharing is None:
+            return False
+        handed = None if self._build is None else Handed(self._build, self._disk,
+                                                         self.build_shared_with or self.label, self._built_state)
+        return sharing.hand_on(self, self.build_inputs_digest if self._build is not None else None, handed)
 
     def drop_full_disk(self) -> None:
         """Remove what the run wrote at once when it filled a disk (its own or the machine's),

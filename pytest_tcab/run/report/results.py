@@ -263,7 +263,9 @@ _VERDICT_WORDS = {"passed": "pass", "failed": "fail", "skipped": "left for the r
 def figure_lines(run: dict[str, Any]) -> list[str]:
     lines = []
     for item in run["items"]:
-        if item["kind"] == "proof":
+        if item["kind"] == "build" and item.get("shared_with"):
+            lines.append(f"build: shared with {item['shared_with']} (the same inputs, {item['build_inputs'][:16]}...)")
+        elif item["kind"] == "proof":
             lines.append(f"proof {item['id']}: {'present' if item.get('present') else 'missing'}")
         elif item["kind"] == "check" and "similarity" in item:
             lines.append(f"check {item['id']}: similarity {item['similarity']:.4f}")

@@ -23,6 +23,7 @@ from pytest_tcab.paths import PathEscapes
 from pytest_tcab.paths import contained
 from pytest_tcab.run.item import RunItem
 from pytest_tcab.run.item import variant_documents
+from pytest_tcab.run.sandbox.shared import sharing_figures
 from pytest_tcab.toml import line_in
 
 if TYPE_CHECKING:
@@ -43,7 +44,8 @@ class BuildItem(RunItem):
 
     def runtest(self) -> None:
         result = self.run.build()
-        self.record(steps=[step.figures() for step in result.steps], message=result.message)
+        self.record(steps=[step.figures() for step in result.steps], message=result.message,
+                    **sharing_figures(self.config, self.run.build_inputs_digest, self.run.build_shared_with))
         if result.not_graded:
             raise NotGraded(result.message)
         if not result.ok:

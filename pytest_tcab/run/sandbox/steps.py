@@ -45,10 +45,12 @@ OUTPUT_DIRS = ("dist", "build", "out")
 SKIPPED_ANYWHERE = frozenset({"node_modules", ".git", "target"})
 """Dependency caches and VCS data: never the implementation's sources, and often huge."""
 
-SKIPPED_AT_ROOT = frozenset(OUTPUT_DIRS)
+SKIPPED_AT_ROOT = frozenset({*OUTPUT_DIRS, ".tcab"})
 """Output folders shipped with the sources are left behind, so a stale committed build can never
 pass for the output of a build that failed or wrote nothing. Deeper folders of the same names
-may be sources (``src/build/``) and are copied."""
+may be sources (``src/build/``) and are copied. So is the run's `.tcab/` (its run.toml: who
+produced it, as what): the grader's, not the implementation's, so a build never learns it, and
+runs that differ only there build alike (`run.sandbox.shared`)."""
 
 INHERITED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
 """The only variables a build sees from the reporter: enough for node/npm to run, and none of

@@ -1,0 +1,108 @@
+"""Where one run's time goes: each step's wall time, the run's critical path, and the run's wall
+time as a ratio to it.
+
+Run from the repository root: ``python benchmarks/bench_run_profile.py [RUN] [ROUNDS]`` (default
+``example-suite/runs/carom-e2e`` and 1). Each round grades the run in a pytest session of its own
+with a small plugin that stamps every item's phases (setup, call, teardown: each report's own
+start and stop), and prints per step its wall time, then:
+
+- the critical path: the longest chain of steps that must follow each other. The build comes
+  first and every item that needs its output (the browser's, the judge's, proofs) follows it one
+  after the other, since they share one browser; a toolchain step reads only the sources, so it is
+  a chain of its own (today it runs in the build's folder, after the build: the figure says what
+  running it beside the build could win);
+- the run's wall time (first item's setup to last item's teardown, and the whole process with its
+  start-up) as a ratio to the critical path.
+
+With several rounds the first is a warm-up (caches of npm and the browser) and the medians of
+the others are printed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+BESIDE = ("toolchain",)
+"""Item kinds that depend only on the run's sources: each is a chain of its own."""
+
+STAMPER = '''
+import json
+import os
+
+
+def pytest_runtest_logreport(report):
+    data = getattr(report, "tcab", None) or {}
+    kind = data.get("item", {}).get("kind", "?")
+    with open(os.environ["TCAB_PROFILE"], "a") as log:
+        log.write(json.dumps({"nodeid": report.nodeid, "kind": kind, "when": report.when,
+                              "start": report.start, "stop": report.stop}) + "\\n")
+'''
+
+
+def session(run: Path, scratch: Path) -> tuple[float, list[dict[str, Any]]]:
+    """The process's wall seconds and every phase stamp of one session grading `run`."""
+    stamps = scratch / "stamps.jsonl"
+    stamps.unlink(missing_ok=True)
+    out = Path(tempfile.mkdtemp(prefix="out-", dir=scratch))
+    env = {**os.environ, "TCAB_PROFILE": str(stamps),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(scratch), os.environ.get("PYTHONPATH")]))}
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tcab_profile_stamper",
+            f"--tcab-suite={REPO / 'example-suite'}", f"--tcab-run={run}", f"--tcab-out={out}"]
+    start = time.monotonic()
+    subprocess.run(argv, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    wall = time.monotonic() - start
+    shutil.rmtree(out, ignore_errors=True)
+    return wall, [json.loads(line) for line in stamps.read_text().splitlines()] if stamps.exists() else []
+
+
+def profile(stamps: list[dict[str, Any]]) -> tuple[dict[str, tuple[str, float]], float, float]:
+    """Per item (in order) its kind and wall time over its phases; the critical path; the items' wall."""
+    steps: dict[str, tuple[str, float]] = {}
+    for stamp in stamps:
+        kind, took = steps.get(str(stamp["nodeid"]), (str(stamp["kind"]), 0.0))
+        steps[str(stamp["nodeid"])] = (kind, took + float(stamp["stop"]) - float(stamp["start"]))
+    chain = sum(took for kind, took in steps.values() if kind not in BESIDE)
+    beside = [took for kind, took in steps.values() if kind in BESIDE]
+    critical = max([chain, *beside])
+    wall = max(float(s["stop"]) for s in stamps) - min(float(s["start"]) for s in stamps) if stamps else 0.0
+    return steps, critical, wall
+
+
+def main() -> None:
+    run = Path(sys.argv[1] if len(sys.argv) > 1 else "example-suite/runs/carom-e2e").resolve()
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="bench-profile-") as folder:
+        scratch = Path(folder)
+        (scratch / "tcab_profile_stamper.py").write_text(STAMPER)
+        measured = [session(run, scratch) for _ in range(rounds)]
+    kept = measured[1:] if rounds > 1 else measured
+    profiles = [profile(stamps) for _, stamps in kept]
+    if not profiles[0][0]:
+        raise SystemExit(f"no item of {run} ran: is it a run folder of example-suite?")
+    print(f"run {run.relative_to(REPO) if run.is_relative_to(REPO) else run}"
+          f" ({len(kept)} round(s) measured{', after one warm-up' if rounds > 1 else ''})")
+    for nodeid, (kind, _) in profiles[0][0].items():
+        took = statistics.median(steps[nodeid][1] for steps, _, _ in profiles if nodeid in steps)
+        where = "beside the build" if kind in BESIDE else "after the build" if kind != "build" else "first"
+        print(f"  {nodeid.rsplit('::', 1)[-1][:60]:<60} {kind:<12} {took:6.2f} s   {where}")
+    critical = statistics.median(p[1] for p in profiles)
+    items = statistics.median(p[2] for p in profiles)
+    process = statistics.median(wall for wall, _ in kept)
+    print(f"  critical path {critical:.2f} s; items' wall {items:.2f} s = {items / critical:.2f}x of it; "
+          f"process wall (start-up included) {process:.2f} s = {process / critical:.2f}x")
+    print(f"  load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; {os.cpu_count()} cores")
+
+
+if __name__ == "__main__":
+    main()

@@ -8,7 +8,8 @@ build never decides it.
 The material is what the build is made from: exactly the entries `sandbox.steps.prepare_workdir`
 copies from the run folder (regular files, and symlinks that stay inside the tree), less
 `node_modules/`, `.git/` and `target/` at any depth and the output folders (`dist/`, `build/`,
-`out/`) at the root, which a build never starts from; and less the grader's own folders
+`out/`) at the root, which a build never starts from; plus the run's `.tcab/` (its run.toml: what
+the run is graded as), which the build's copy leaves out; and less the grader's own folders
 (`--tcab-out`, `--tcab-reviews`) should they lie inside the run. Each entry adds one line, in
 path order, its fields NUL-separated: `D <path>` (a folder), `F <path> <sha256> <size> <x or ->` (a file,
 executable or not) or
@@ -27,6 +28,8 @@ from pytest_tcab.run.sandbox.steps import SKIPPED_ANYWHERE
 from pytest_tcab.run.sandbox.steps import SKIPPED_AT_ROOT
 
 _CHUNK = 1 << 20
+LEFT_OUT_AT_ROOT = SKIPPED_AT_ROOT - {".tcab"}
+"""The copy's root folders left out, but for `.tcab/`: what the run is graded as is material too."""
 
 
 def material_digest(folder: Path, excluded: Iterable[Path] = ()) -> str:
@@ -58,7 +61,7 @@ def _entries(root: Path, left_out: set[Path]) -> Iterator[bytes]:
                 if target == str(root) or target.startswith(str(root) + os.sep):
                     yield b"L\0" + relative + b"\0" + os.fsencode(os.path.relpath(target, path.parent)) + b"\n"
             elif entry.is_dir(follow_symlinks=False):
-                if entry.name in SKIPPED_ANYWHERE or (path.parent == root and entry.name in SKIPPED_AT_ROOT):
+                if entry.name in SKIPPED_ANYWHERE or (path.parent == root and entry.name in LEFT_OUT_AT_ROOT):
                     continue
                 yield b"D\0" + relative + b"\n"
                 stack.append(iter(_listed(path)))

@@ -128,6 +128,11 @@ _last_of_run_key = pytest.StashKey[bool]()
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     report = yield
     if isinstance(item, RunItem):
+        if report.skipped and isinstance(report.longrepr, tuple):
+            # Told at its table, as its failures are (its id's run.toml line is one for every item):
+            # `-rs` then says which check or stress case was skipped.
+            path, line = item.declared_at()
+            report.longrepr = (str(path), line or 1, report.longrepr[2])
         why = not_graded_reason(call.excinfo.value) if call.excinfo is not None else None
         if why is not None:
             report.user_properties.append((NOT_GRADED_PROPERTY, why))

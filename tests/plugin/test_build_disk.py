@@ -134,9 +134,8 @@ def test_runs_starting_at_once_share_the_room(small_scratch: Path, by: str) -> N
     """Two xdist workers' runs starting together: each counts the other's promise (an image's
     unwritten part, a watchdog's unused cap), so both caps together fit the scratch with the
     grader's margin left."""
-    config = SimpleNamespace(getoption=lambda name: 4 * 2**30, stash=pytest.Stash())
+    config = SimpleNamespace(getoption=lambda name: 4 * 2**30, stash=pytest.Stash(), workerinput={"workercount": 2})
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")
         patch.setattr(tempfile, "tempdir", str(small_scratch))  # this process read TMPDIR long before
         if by == "watchdog":
             patch.setattr(disk_module, "_may_mount", lambda: False)  # as an ordinary user

@@ -150,7 +150,7 @@ def test_a_missing_proof_is_skipped_and_strict_fails_it(
 ) -> None:
     result = run(pytester, "-k", "proof", "-rs", *(["--tcab-strict"] if strict else []))
     if strict:
-        result.assert_outcomes(failed=1, deselected=3)
+        result.assert_outcomes(failed=1, deselected=4)  # and the run's review gate, which strict adds
         result.stdout.fnmatch_lines(
             ["proof 'shot' missing: the build wrote no proof/shot.png (--tcab-strict)"]
         )

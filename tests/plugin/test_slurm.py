@@ -27,7 +27,7 @@ import pytest
 from sweep_suite import ARGS
 from sweep_suite import write_sweep_suite
 
-from pytest_tcab.run.collect import in_shard
+from pytest_tcab.shards import hash_index
 from pytest_tcab.run.report.journal import journal_rows
 
 DAEMONS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "scancel", "scontrol")
@@ -230,7 +230,7 @@ def _unsharded(project: Path) -> dict[str, dict[str, Any]]:
 
 
 def _shard_of(name: str) -> int:
-    return next(index for index in range(SHARDS) if in_shard(name, (index, SHARDS)))
+    return hash_index(name, SHARDS)
 
 
 def test_an_array_job_of_four_shards_merges_into_the_unsharded_sweep(slurm: Slurm, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_tcab.run.context import run_folder_name
+from pytest_tcab.run.report.carried import kept
 from pytest_tcab.run.report.sweep import sweep_row
 from tests.review.test_fold import COMPLETE
 from tests.review.test_fold import results_run
@@ -34,7 +35,7 @@ def test_a_carried_run_is_assembled_again_with_its_reviews(pytester: pytest.Pyte
     config = pytester.parseconfigure("--tcab-suite=example-suite", "--tcab-run=example-suite/runs/carom-base",
                                      "--tcab-reviews=reviews", "--tcab-out=out")
     writer = config.pluginmanager.get_plugin("tcab-sweep")
-    writer.resumed = (earlier, [row])
+    writer.resumed = kept(earlier, [row])
     (pytester.path / "out").mkdir()
     (carried,) = writer._resumed_rows()
     assert carried["resumed"] is True
@@ -49,12 +50,12 @@ def test_a_carried_run_with_nothing_new_is_not_written_again(pytester: pytest.Py
     config = pytester.parseconfigure("--tcab-suite=example-suite", "--tcab-run=example-suite/runs/carom-base",
                                      "--tcab-reviews=reviews", "--tcab-out=out")
     writer = config.pluginmanager.get_plugin("tcab-sweep")
-    writer.resumed = (earlier, [row])
+    writer.resumed = kept(earlier, [row])
     (pytester.path / "out").mkdir()
     first = writer._resumed_rows()  # gains its (empty) review: written once
     written = pytester.path / "out/carom-base/results.json"
     assert json.loads(written.read_text(encoding="utf-8"))["runs"][0]["review"]["reviews_total"] == 0
     before = written.stat().st_mtime_ns
-    writer.resumed = (pytester.path / "out", [{key: value for key, value in first[0].items() if key != "resumed"}])
+    writer.resumed = kept(pytester.path / "out", [{key: value for key, value in first[0].items() if key != "resumed"}])
     assert writer._resumed_rows() == first
     assert written.stat().st_mtime_ns == before

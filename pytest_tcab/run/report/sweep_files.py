@@ -293,7 +293,7 @@ class SweepWriter:
 
     def _resumed_rows_seen(self) -> list[dict[str, Any]]:
         """The earlier sweep's graded rows, as given (nothing copied)."""
-        return [] if self.resumed is None else self.resumed[1]
+        return [] if self.resumed is None else self.resumed.rows
 
     def _resumed_rows(self) -> list[dict[str, Any]]:
         """The runs the earlier sweep graded, their folders brought along when it was elsewhere, and

@@ -206,7 +206,7 @@ def make_disk(config: pytest.Config) -> RunDisk:
             if by != "watchdog" and (by in tried or not _may_mount()):
                 continue
             try:
-                cap = _capped(asked, path, by)
+                cap = _capped(asked, path, by, _workers(config))
                 if by == "watchdog":
                     _reservation(path).write_text(str(cap))
                     return RunDisk(path, cap, by, asked=asked if cap < asked else None)
@@ -226,14 +226,15 @@ def make_disk(config: pytest.Config) -> RunDisk:
     raise AssertionError("the watchdog needs no mount")  # pragma: no cover
 
 
-def _capped(asked: int, path: Path, by: str) -> int:
+def _capped(asked: int, path: Path, by: str, workers: int) -> int:
     """The cap a run of mechanism `by` gets: `asked`, or its share of the room there is when that
-    is less. A tmpfs is memory, not the scratch disk: its room is the memory cap's to bound."""
+    is less, with `workers` sessions starting runs beside each other. A tmpfs is memory, not the
+    scratch disk: its room is the memory cap's to bound."""
     if by == "tmpfs":
         return asked
     left, live = room(path.parent, path)
     # Runs that may still start beside this one (the other xdist workers') get their share too.
-    share = left // max(1, _workers() - live)
+    share = left // max(1, workers - live)
     if by == "loop":
         share = int((share - 2**20) / (1 + IMAGE_OVERHEAD))
     if share < MIN_DISK_BYTES:
@@ -264,10 +265,12 @@ def room(scratch: Path, own: Path) -> tuple[int, int]:
     return free - promised - grader_margin(free), live
 
 
-def _workers() -> int:
-    """How many sessions share this scratch folder's room at once: pytest-xdist's workers, else one."""
-    count = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")
-    return int(count) if count.isdigit() and int(count) > 0 else 1
+def _workers(config: pytest.Config) -> int:
+    """How many sessions share this scratch folder's room at once: this session's xdist workers,
+    else one. Read from the session itself, not the environment, which a session started inside
+    an xdist worker (a pytester run, a nested grader) inherits from it."""
+    count = getattr(config, "workerinput", {}).get("workercount", 1)
+    return count if isinstance(count, int) and count > 0 else 1
 
 
 def _reservation(path: Path) -> Path:

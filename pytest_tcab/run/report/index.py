@@ -29,6 +29,9 @@ from pytest_tcab.run.report.page.markup import e
 from pytest_tcab.run.report.page.markup import group_attributes
 from pytest_tcab.run.report.page.markup import json_island
 from pytest_tcab.run.report.page.markup import media_url
+from pytest_tcab.run.report.page.markup import number_cell
+from pytest_tcab.run.report.page.markup import sortable_table
+from pytest_tcab.run.report.page.markup import text_cell
 from pytest_tcab.run.report.page.reviews import reviews_section
 from pytest_tcab.run.report.page.verdicts import verdict_map
 from pytest_tcab.run.report.stability import stability_section
@@ -227,7 +230,7 @@ def _leaderboard(board: list[dict[str, Any]], rows: list[dict[str, Any]], sweep:
     rows_html = [_board_row(cell) for cell in board]
     head = ["harness", "model", "case", "figure", "value", "95% interval", "IQR", "n", "pass rate", "Wilson 95%",
             "catastrophic, Wilson 95%", "duration (s)", "beside the figure"]
-    table = f'<div class="scroll">{_table(head, rows_html, table_id="leaderboard-table")}</div>'
+    table = f'<div class="scroll">{sortable_table(head, rows_html, table_id="leaderboard-table")}</div>'
     return (f'<section id="leaderboard"><h2>Leaderboard</h2>{note}<div class="legend">{legend}</div>'
             f'{"".join(charts)}{table}</section>\n')
 
@@ -251,11 +254,11 @@ def _board_row(cell: dict[str, Any]) -> str:
     confounded = ("confounded: mixes " + "; ".join(f"{part}s {', '.join(cell[part])}" for part in cell["confounded"])
                   if cell["confounded"] else "")
     cells = [
-        _cell(cell["harness"] or "-"), _cell(cell["model"] or "-"), _cell(cell["case"]), _cell(what),
+        text_cell(cell["harness"] or "-"), text_cell(cell["model"] or "-"), text_cell(cell["case"]), text_cell(what),
         f'<td class="num" data-sort="{-1 if value is None else value}">{e(shown)}</td>',
-        _cell(interval, figure.get("low")), _cell(spread, figure.get("q1")), _number(figure.get("n", cell["runs"])),
-        _number(passing.get("value"), 2) if "value" in passing else '<td class="num" data-sort="-1">-</td>',
-        _cell(wilson, passing.get("low")), _catastrophic(cell), _number(duration, 1),
+        text_cell(interval, figure.get("low")), text_cell(spread, figure.get("q1")), number_cell(figure.get("n", cell["runs"])),
+        number_cell(passing.get("value"), 2) if "value" in passing else '<td class="num" data-sort="-1">-</td>',
+        text_cell(wilson, passing.get("low")), _catastrophic(cell), number_cell(duration, 1),
         (f'<td data-sort="{e(", ".join(beside) + confounded)}">{e(", ".join(beside))}'
          f'{"; " if beside and confounded else ""}<span class="flag">{e(confounded)}</span></td>'),
     ]
@@ -337,12 +340,12 @@ def _runs(rows: list[dict[str, Any]], board: list[dict[str, Any]]) -> str:
             if point.get("percentile_of_runs") is not None:
                 figure_text += f" · percentile {point['percentile_of_runs']:.0f} among the case's correct runs"
         cells = [
-            run, _cell(row.get("case") or "-"), _cell(row.get("version") or "-"), _cell(row.get("variant") or "-"),
-            _cell(row.get("engine") or "-"), _cell(row.get("harness") or "-"), _cell(row.get("model") or "-"),
-            _cell(", ".join(_labels(row))),
+            run, text_cell(row.get("case") or "-"), text_cell(row.get("version") or "-"), text_cell(row.get("variant") or "-"),
+            text_cell(row.get("engine") or "-"), text_cell(row.get("harness") or "-"), text_cell(row.get("model") or "-"),
+            text_cell(", ".join(_labels(row))),
             f'<td class="status-{e(row["status"].replace(" ", "-"))}" data-sort="{e(row["status"])}">{e(status)}</td>',
-            _cell(counts), f'<td class="num" data-sort="{figure_sort}">{e(figure_text)}</td>',
-            _number(row.get("duration_s"), 1), _cell(row.get("media") or "-"),
+            text_cell(counts), f'<td class="num" data-sort="{figure_sort}">{e(figure_text)}</td>',
+            number_cell(row.get("duration_s"), 1), text_cell(row.get("media") or "-"),
         ]
         attributes = (f'data-run="{name}" data-case="{e(row.get("case") or "")}" '
                       f'data-harness="{e(row.get("harness") or "")}" data-model="{e(row.get("model") or "")}"')
@@ -351,7 +354,7 @@ def _runs(rows: list[dict[str, Any]], board: list[dict[str, Any]]) -> str:
             "figure", "duration (s)", "media"]
     return (f'<section id="runs"><h2>Runs</h2><p class="note">A run opens (&#9656;) to its items: outcome, the '
             f"failure's line and its media; its name opens its own report.</p>"
-            f'{_table(head, body, table_id="runs-table")}</section>\n')
+            f'{sortable_table(head, body, table_id="runs-table")}</section>\n')
 
 
 def _figure_text(row: dict[str, Any]) -> tuple[str, object]:
@@ -413,12 +416,12 @@ def _compare(comparison: dict[str, Any], rows: list[dict[str, Any]], out_dir: Pa
         change = (now["value"] - was["value"]
                   if now.get("value") is not None and was.get("value") is not None else None)
         group_rows.append(f'<tr {group_attributes(group)}>' + "".join([
-            _cell(group.get("harness") or "-"), _cell(group.get("model") or "-"), _cell(group.get("case")),
-            _cell(f"{group.get('statistic') or ''} {group.get('name')} ({group.get('better')} is better)"),
-            _cell(_side_text(was, fuel)), _cell(_side_text(now, fuel)),
-            _number(change, 0 if fuel else 3) if change is not None else '<td class="num" data-sort="0">-</td>',
+            text_cell(group.get("harness") or "-"), text_cell(group.get("model") or "-"), text_cell(group.get("case")),
+            text_cell(f"{group.get('statistic') or ''} {group.get('name')} ({group.get('better')} is better)"),
+            text_cell(_side_text(was, fuel)), text_cell(_side_text(now, fuel)),
+            number_cell(change, 0 if fuel else 3) if change is not None else '<td class="num" data-sort="0">-</td>',
         ]) + "</tr>")
-    table = _table(["harness", "model", "case", "figure", "then", "now", "change"], group_rows,
+    table = sortable_table(["harness", "model", "case", "figure", "then", "now", "change"], group_rows,
                    table_id="compare-table") if group_rows else ""
     flips = []
     for change in comparison.get("runs", []):
@@ -459,22 +462,3 @@ def _thumbs(media: list[dict[str, Any]], out_dir: Path | None) -> str:
             parts.append(f'<figure class="thumb"><figcaption>{e(entry["label"])}</figcaption>'
                          f'<a href="{e(entry["url"])}"><img loading="lazy" alt="" src="{e(entry["url"])}"></a></figure>')
     return "".join(parts)
-
-
-# -- tables ------------------------------------------------------------------------------------
-
-
-def _table(head: list[str], rows: list[str], table_id: str) -> str:
-    heading = "".join(f'<th scope="col">{e(name)}</th>' for name in head)
-    return f'<table class="sortable" id="{table_id}"><thead><tr>{heading}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
-
-
-def _cell(text: object, sort: object = None) -> str:
-    return f'<td data-sort="{e(text if sort is None else sort)}">{e(text)}</td>'
-
-
-def _number(value: float | None, digits: int = 0) -> str:
-    if value is None:
-        return '<td class="num" data-sort="-1">-</td>'
-    shown = f"{value:,.{digits}f}" if digits else f"{value:,}" if isinstance(value, int) else f"{value:,.0f}"
-    return f'<td class="num" data-sort="{value}">{e(shown)}</td>'

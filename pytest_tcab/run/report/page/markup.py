@@ -48,3 +48,22 @@ def json_island(value: Any) -> str:
     """`value` as JSON that is safe inside a `<script type="application/json">` element."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+# -- tables: sorted by page.js on each cell's data-sort -----------------------------------------
+
+
+def sortable_table(head: list[str], rows: list[str], table_id: str) -> str:
+    heading = "".join(f'<th scope="col">{e(name)}</th>' for name in head)
+    return f'<table class="sortable" id="{table_id}"><thead><tr>{heading}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def text_cell(text: object, sort: object = None) -> str:
+    return f'<td data-sort="{e(text if sort is None else sort)}">{e(text)}</td>'
+
+
+def number_cell(value: float | None, digits: int = 0) -> str:
+    if value is None:
+        return '<td class="num" data-sort="-1">-</td>'
+    shown = f"{value:,.{digits}f}" if digits else f"{value:,}" if isinstance(value, int) else f"{value:,.0f}"
+    return f'<td class="num" data-sort="{value}">{e(shown)}</td>'

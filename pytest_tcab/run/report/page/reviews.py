@@ -13,6 +13,9 @@ from typing import Any
 
 from pytest_tcab.run.report.page.markup import e
 from pytest_tcab.run.report.page.markup import group_attributes
+from pytest_tcab.run.report.page.markup import number_cell
+from pytest_tcab.run.report.page.markup import sortable_table
+from pytest_tcab.run.report.page.markup import text_cell
 from pytest_tcab.scoring import RATING_SCALE
 
 
@@ -44,29 +47,29 @@ def _groups(cells: list[dict[str, Any]]) -> str:
                     else f"{review['value']:.3f} [{review['low']:.3f}, {review['high']:.3f}]")
         ratings = ", ".join(f"{count} {tier}" for tier, count in (review.get("ratings") or {}).items() if count)
         rows.append(f"<tr {group_attributes(cell)}>" + "".join([
-            _td(cell["harness"] or "-"), _td(cell["model"] or "-"), _td(cell["case"]),
-            _td(automated, cell.get("mean")), _number(cell.get("runs")),
-            _td(reviewed, review.get("value")), _td(f"{review['n']} of {review['of']}", review["n"]),
-            _td(ratings or "-"), _tier(review.get("best")), _tier(review.get("worst")),
-            _number(review.get("awaiting")),
+            text_cell(cell["harness"] or "-"), text_cell(cell["model"] or "-"), text_cell(cell["case"]),
+            text_cell(automated, cell.get("mean")), number_cell(cell.get("runs")),
+            text_cell(reviewed, review.get("value")), text_cell(f"{review['n']} of {review['of']}", review["n"]),
+            text_cell(ratings or "-"), _tier(review.get("best")), _tier(review.get("worst")),
+            number_cell(review.get("awaiting")),
         ]) + "</tr>")
     head = ["harness", "model", "case", "automated mean [95%]", "n", "reviewed mean [95%]", "reviewed of graded",
             "ratings (runs per tier)", "best", "worst", "awaiting review"]
-    return (f'<h3>Reviewed scores</h3><div class="scroll">{_table(head, rows, "reviewed-table")}</div>')
+    return (f'<h3>Reviewed scores</h3><div class="scroll">{sortable_table(head, rows, "reviewed-table")}</div>')
 
 
 def _overrides(rates: list[dict[str, Any]]) -> str:
     if not rates:
         return '<h3>Overrides</h3><p class="note">No reviewed run has a verdict a validator decided.</p>'
     rows = [f'<tr data-case="{e(rate["case"])}" data-group="">' + "".join([
-        _td(rate["case"]), f'<td data-sort="{e(rate["verdict"])}"><code>{e(rate["verdict"])}</code></td>',
-        _td(f"{rate['overrides']} of {rate['reviews']}", rate["overrides"]), _number(rate["share"], 2),
-        _number(rate["to_fail"]), _number(rate["to_pass"]), _number(rate["runs"]),
+        text_cell(rate["case"]), f'<td data-sort="{e(rate["verdict"])}"><code>{e(rate["verdict"])}</code></td>',
+        text_cell(f"{rate['overrides']} of {rate['reviews']}", rate["overrides"]), number_cell(rate["share"], 2),
+        number_cell(rate["to_fail"]), number_cell(rate["to_pass"]), number_cell(rate["runs"]),
     ]) + "</tr>" for rate in rates]
     head = ["case", "verdict", "overridden", "share", "pass made fail", "fail made pass", "runs"]
     note = ('<p class="note">Per verdict a validation script decided: of the reviews of the runs where it '
             "decided, how many overrode it. The most overridden first: the scripts reviewers disagree with.</p>")
-    return f"<h3>Overrides</h3>{note}{_table(head, rows, 'overrides-table')}"
+    return f"<h3>Overrides</h3>{note}{sortable_table(head, rows, 'overrides-table')}"
 
 
 def _agreement(found: list[dict[str, Any]]) -> str:
@@ -78,34 +81,18 @@ def _agreement(found: list[dict[str, Any]]) -> str:
         kappa = (f'<td class="num" data-sort="{entry["kappa"]}">{entry["kappa"]:.2f}</td>'
                  if entry["kappa"] is not None else f'<td class="note" data-sort="-2">{e(entry["kappa_note"])}</td>')
         rows.append(f'<tr data-case="{e(entry["case"])}" data-group="">' + "".join([
-            _td(" & ".join(entry["reviewers"])), _td(entry["case"]), _td(entry["what"]),
-            f'<td data-sort="{e(entry["id"])}"><code>{e(entry["id"])}</code></td>', _number(entry["runs"]),
-            _td(f"{entry['agreeing']} of {entry['runs']}", entry["agreeing"]), _number(entry["share"], 2), kappa,
+            text_cell(" & ".join(entry["reviewers"])), text_cell(entry["case"]), text_cell(entry["what"]),
+            f'<td data-sort="{e(entry["id"])}"><code>{e(entry["id"])}</code></td>', number_cell(entry["runs"]),
+            text_cell(f"{entry['agreeing']} of {entry['runs']}", entry["agreeing"]), number_cell(entry["share"], 2), kappa,
         ]) + "</tr>")
     head = ["reviewers", "case", "of", "verdict or domain", "runs both reviewed", "agreeing", "share",
             "Cohen's kappa"]
     note = ('<p class="note">Per pair of reviewers, on the runs both reviewed: how often their effective verdicts '
             "(the validators' where neither overrode them) and their domain ratings (the exact tier) agree, and "
             "Cohen's kappa, the agreement beyond chance (1: always agree; 0: no better than chance).</p>")
-    return f"<h3>Agreement</h3>{note}{_table(head, rows, 'agreement-table')}"
+    return f"<h3>Agreement</h3>{note}{sortable_table(head, rows, 'agreement-table')}"
 
 
 def _tier(tier: object) -> str:
     rank = RATING_SCALE.index(tier) if tier in RATING_SCALE else len(RATING_SCALE)
     return f'<td data-sort="{rank}">{e(tier or "-")}</td>'
-
-
-def _table(head: list[str], rows: list[str], table_id: str) -> str:
-    heading = "".join(f'<th scope="col">{e(name)}</th>' for name in head)
-    return f'<table class="sortable" id="{table_id}"><thead><tr>{heading}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
-
-
-def _td(text: object, sort: object = None) -> str:
-    return f'<td data-sort="{e(text if sort is None else sort)}">{e(text)}</td>'
-
-
-def _number(value: float | None, digits: int = 0) -> str:
-    if value is None:
-        return '<td class="num" data-sort="-1">-</td>'
-    shown = f"{value:.{digits}f}" if digits else f"{value}"
-    return f'<td class="num" data-sort="{value}">{e(shown)}</td>'

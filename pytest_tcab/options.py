@@ -337,7 +337,7 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(REGRADE_OPTION, dest="tcab_regrade", type=parse_gradings, default=1, metavar="K",
                     help="grade each run K times in one session (built once; its browser, judge and wasm items run "
                          "K times on fresh pages and instances): a verdict whose outcome differs between gradings "
-                         "is unstable, a failure of the grader that no score counts (default 1)")
+                         "is unstable, a failure of the grader that earns nothing until a reviewer overrides it (default 1)")
     # -- end of retries and regrading --
     group.addoption(TRACING_OPTION, dest="tcab_tracing", type=parse_tracing, metavar="off|on|retain-on-failure",
                     help="write a Playwright trace.zip per browser item into its output folder: off (default, or "

@@ -13,6 +13,7 @@ from pytest_tcab.case import Variant
 from pytest_tcab.errors import TcabError
 from pytest_tcab.outcomes import OVER_CEILING
 from pytest_tcab.outcomes import UNSTABLE
+from pytest_tcab.outcomes import verdict_of
 from pytest_tcab.scoring import RATING_SCALE
 from pytest_tcab.scoring import ItemScore
 from pytest_tcab.scoring import domain_summaries
@@ -50,11 +51,9 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
         return {}
     excluded = excluded_verdicts(variant, errata)
     # A skipped verdict (left for the reviewer, no browser) decides nothing; an excluded one
-    # still ran, but no longer counts on either side of the score. An unstable one (its gradings
-    # disagreed, --tcab-regrade) is the grader's failure, yet it stays available and unearned: left
-    # out of the automated score, it would let a build raise its score by flipping a point it fails.
+    # still ran, but no longer counts on either side of the score; an unstable one is unearned.
     verdicts: dict[str, bool | None] = {
-        item["id"]: {"passed": True, "failed": False, UNSTABLE: False}.get(item["outcome"])
+        item["id"]: verdict_of(item["outcome"])
         for item in items if item["kind"] == "validate" and item["id"] not in excluded
     }
     unstable = sorted(item["id"] for item in items if item["kind"] == "validate" and item["outcome"] == UNSTABLE

@@ -19,6 +19,7 @@ from pytest_tcab.scoring import ItemScore
 from pytest_tcab.scoring import domain_summaries
 from pytest_tcab.scoring import excluded_verdicts
 from pytest_tcab.scoring import score
+from pytest_tcab.scoring import verdict_word
 
 if TYPE_CHECKING:
     from pytest_tcab.run.report.records import RunRecord
@@ -104,8 +105,7 @@ def _item(item: ChecklistItem, scored: ItemScore, verdicts: dict[str, bool | Non
             return "excluded"
         if unit_id in not_run:
             return "not_run"
-        verdict = verdicts.get(unit_id)
-        return "pending" if verdict is None else ("passed" if verdict else "failed")
+        return verdict_word(verdicts.get(unit_id))
 
     return {"id": item.id, "title": item.title, "domain": item.domain, "earned": scored.earned,
             "available": scored.decided_weight, "declared": scored.available, "pending": list(scored.pending),

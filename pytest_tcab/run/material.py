@@ -47,8 +47,8 @@ class Material:
     """The build digest (see the module's docstring)."""
     built: str | None
     """The sha256 of the entries the build's copy takes (all but the run's `.tcab/`), each with its
-    full mode, as the copy keeps it; None when one of them could not be read (such a run builds for
-    itself, and its copy says why)."""
+    full mode, as the copy keeps it; None when one of them could not be read, or is a grader's
+    folder outside `.tcab/` (not digested): such a run builds for itself."""
 
 
 class _Entry(NamedTuple):
@@ -97,10 +97,11 @@ def _entries(root: Path, left_out: set[Path]) -> Iterator[_Entry]:
             stack.pop()
             continue
         path = Path(entry.path)
-        if path in left_out:
-            continue
         relative = os.fsencode(path.relative_to(root).as_posix())
         copied = not (path == graded_as and entry.is_dir(follow_symlinks=False)) and graded_as not in path.parents
+        if path in left_out:  # the grader's: not material, yet the copy takes it, so it builds alone
+            yield _Entry(b"", copied, b"", False)
+            continue
         try:
             if entry.is_symlink():
                 target = os.path.realpath(path)

@@ -162,3 +162,13 @@ def test_what_the_copy_drops_is_told_apart_and_an_unreadable_file_builds_alone(t
     if os.access(a / "x", os.R_OK):  # root reads it anyway
         return
     assert digest(a) is None
+
+
+def test_a_graders_folder_the_copy_takes_keeps_the_run_building_alone(tmp_path: Path) -> None:
+    """`--tcab-out` inside a run but outside its `.tcab/`: not material, yet the build's copy takes
+    it, so what the build would read there is undigested and the run never shares a build."""
+    run = tree(tmp_path / "a", {**SOURCES, "results/x.json": "{}\n", ".tcab/reviews/r.md": "x\n"})
+    assert material_of(run, [run / ".tcab/reviews"]).built == material_of(run).built
+    assert material_of(run, [run / "results"]).built is None
+    graders = [run / "results", run / ".tcab/reviews"]
+    assert material_of(run, graders).digest == material_of(tree(tmp_path / "b", SOURCES)).digest, "material as before"

@@ -106,6 +106,16 @@ def outcome_of(report: pytest.TestReport) -> str:
     return report.outcome
 
 
+def verdict_of(outcome: str) -> bool | None:
+    """The verdict an outcome word decides: True for passed, False for failed, None for any word
+    that decides nothing (pending, excluded, not_run, a skip).
+
+    An unstable verdict (its gradings disagreed, `--tcab-regrade`) is False: the grader's failure,
+    it stays available and unearned, or a build could raise its score by flipping a point it fails.
+    """
+    return {"passed": True, "failed": False, UNSTABLE: False}.get(outcome)
+
+
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
     if not isinstance(report, pytest.TestReport):  # a collection report has no outcome word of ours
         return None

@@ -25,6 +25,12 @@ Verdict = bool | None
 """True passes, False fails, None is left for the reviewer."""
 
 
+def verdict_word(verdict: Verdict) -> str:
+    """A verdict as results.json words it: `passed`, `failed`, or `pending` (left for the reviewer);
+    `outcomes.verdict_of` reads it back."""
+    return "pending" if verdict is None else ("passed" if verdict else "failed")
+
+
 class _Ordered(Protocol):
     def __lt__(self, other: object, /) -> bool: ...
 
@@ -164,8 +170,7 @@ def domain_summaries(variant: Variant, common: Iterable[str], verdicts: Mapping[
     def outcome(unit_id: str) -> str:
         if unit_id in excluded:
             return "excluded"
-        verdict = verdicts.get(unit_id)
-        return "pending" if verdict is None else ("passed" if verdict else "failed")
+        return verdict_word(verdicts.get(unit_id))
 
     return tuple(
         DomainSummary(

@@ -25,6 +25,7 @@ from pytest_tcab.case import Variant
 from pytest_tcab.case import VerdictUnit
 from pytest_tcab.errors import Problem
 from pytest_tcab.models.errata import Erratum
+from pytest_tcab.outcomes import verdict_of
 from pytest_tcab.review.grammar import TIERS
 from pytest_tcab.review.grammar import Review
 from pytest_tcab.review.grammar import ReviewProblems
@@ -48,7 +49,7 @@ class Unit:
 
     @property
     def decided(self) -> Verdict:
-        return {"passed": True, "failed": False}.get(self.automated)
+        return verdict_of(self.automated)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import functools
 import hashlib
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 import pytest
@@ -37,6 +38,9 @@ from pytest_tcab.run.sandbox.snapshot import reporter_copy
 from pytest_tcab.run.sandbox.steps import BuildResult
 from pytest_tcab.run.sandbox.steps import build_static
 from pytest_tcab.run.spec import Producer
+
+if TYPE_CHECKING:
+    from pytest_tcab.run.material import Material
 
 BASELINE_FOLDER = "validation-baseline"
 """Committed validation baselines live in `<version>/validation-baseline/<variant>/`."""
@@ -65,7 +69,7 @@ class RunContext:
         self._build: BuildResult | None = None
         self._server: StaticServer | None = None
         self._disk: RunDisk | None = None
-        self._digest: str | None = None
+        self._material: Material | None = None
         self.build_shared_with: str | None = None
         """The run whose build this run serves and grades (`--tcab-share-builds`), else None."""
         self._built_state: str | None = None
@@ -143,13 +147,13 @@ class RunContext:
     def build_digest(self) -> str | None:
         """The sha256 of the material this run is graded from (`run.material`), taken once, before any
         step of its build; None for a tournament (its entrants each have their own)."""
-        if self._digest is None and self.entrants == (self,):
-            from pytest_tcab.run.material import material_digest
+        if self._material is None and self.entrants == (self,):
+            from pytest_tcab.run.material import material_of
 
             graders = [Path(self.config.getoption("tcab_out") or ".tcab/results"),
                        Path(self.config.getoption("tcab_reviews", None) or self.config.rootpath / ".tcab/reviews")]
-            self._digest = material_digest(self.source, graders)
-        return self._digest
+            self._material = material_of(self.source, graders)
+        return None if self._material is None else self._material.digest
 
     @property
     def disk(self) -> RunDisk:
@@ -209,10 +213,14 @@ class RunContext:
         build or without `--tcab-share-builds` (nothing is hashed then)."""
         build = self.case.build
         static = build is not None and self.case.performance is None and self.case.adversarial is None
-        if shared_builds(self.config) is None or build is None or not static:
+        if shared_builds(self.config) is None or build is None or not static or self.build_digest() is None:
+            return None
+        assert self._material is not None  # taken by build_digest(), in the same walk
+        if self._material.built is None:  # a file it cannot read: it builds for itself, its copy says why
             return None
         case = {"folder": str(self.case.folder), "version": self.case.version, "variant": self.variant.slug}
-        return inputs_digest(self.source, {"install": build.install, "build": build.build}, case, caps_of(self.config))
+        return inputs_digest(self._material.built, {"install": build.install, "build": build.build}, case,
+                             caps_of(self.config))
 
     def _take_shared_build(self) -> bool:
         """Serve the build a run with this run's digest handed on, if one is held (`--tcab-share-builds`)."""

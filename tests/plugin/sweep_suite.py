@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import io
 import shutil
+import tempfile
 from pathlib import Path
 
+import pytest
 import wasmtime
 from definition_suite import GAME
 from definition_suite import PERF
@@ -69,3 +71,17 @@ def write_sweep_suite(root: Path) -> Path:
         Path("hero/assets/hero/hero.png"): png(),
     })
     return runs
+
+
+def observed(pytester: pytest.Pytester, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
+             observer: str, log_variable: str) -> tuple[Path, Path]:
+    """Ready a sweep to be watched: its scratch (TMPDIR), a fresh folder under /tmp (short: Chromium's
+    sockets live under it) removed afterwards, and `observer`, its conftest, writing to the log
+    `log_variable` names; returns the scratch and the log."""
+    scratch = Path(tempfile.mkdtemp(prefix="sweep-", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
+    log = pytester.path / f"{log_variable.lower()}.log"
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setenv(log_variable, str(log))
+    pytester.makeconftest(observer)
+    return scratch, log

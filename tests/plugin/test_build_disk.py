@@ -4,23 +4,20 @@ own disk running out stays "not graded". Real processes, on a small tmpfs as the
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 import pytest
-from definition_suite import GAME
-from definition_suite import write_definition_suite
+from beside_honest import grade
+from beside_honest import outcomes
+from beside_honest import results
+from beside_honest import sweep
 from test_definition_runs import PASSING_TYPECHECK
-from test_definition_runs import game_definition
-from test_definition_runs import write
 
 from pytest_tcab.run.sandbox import disk as disk_module
 from pytest_tcab.run.sandbox.disk import MIN_DISK_BYTES
@@ -29,9 +26,6 @@ from pytest_tcab.run.sandbox.disk import make_disk
 from pytest_tcab.run.sandbox.sandbox import Sandbox
 from pytest_tcab.run.sandbox.steps import run_command
 
-SUITE = Path("suite")
-ARGS = ("-p", "no:cacheprovider", "-p", "no:faulthandler", f"--tcab-suite={SUITE}", "--tcab-out=out",
-        "--tcab-build-timeout=60")
 BUILD = "if [ -f fill.sh ]; then bash fill.sh; fi; mkdir -p dist && cp index.html dist/"
 """The case's build: a run's own `fill.sh` first, where it has one (what a produced build may do)."""
 FILL = "dd if=/dev/zero of=fill bs=1M status=none; true\n"
@@ -55,48 +49,19 @@ def small_scratch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
     shutil.rmtree(scratch, ignore_errors=True)
 
 
-def sweep(root: Path, filler: bool) -> list[str]:
-    """The suite with the shell-built definition `game`, and the runs `fill` (when `filler`) then `honest`."""
-    write_definition_suite(root / SUITE)
-    write(root / SUITE, {GAME: game_definition(PASSING_TYPECHECK, build=BUILD)})
-    names = ["fill", "honest"] if filler else ["honest"]
-    for name in names:
-        write(root / "runs" / name, {Path(".tcab/run.toml"): 'case = "game"\nengine = "none"\n',
-                                     Path("index.html"): "<!doctype html><title>game</title>\n"})
-    if filler:
-        write(root / "runs/fill", {Path("fill.sh"): FILL})
-    return [f"--tcab-run={root / 'runs' / name}" for name in names]
-
-
-def _results(root: Path) -> dict[str, dict[str, Any]]:
-    return {run["run"]: run for run in json.loads((root / "out/results.json").read_text())["runs"]}
-
-
-def runs(root: Path) -> dict[str, dict[str, object]]:
-    """Each run of the session's results.json: its status and its items' outcomes."""
-    found = {}
-    for run in json.loads((root / "out/results.json").read_text())["runs"]:
-        why = [item["not_graded"] for item in run["items"] if item.get("not_graded")]
-        found[run["run"]] = {"not_graded": why, "items": {item["id"]: item["outcome"] for item in run["items"]}}
-    return found
-
-
 def test_a_build_that_fills_its_disk_fails_alone_and_the_next_run_passes_as_alone(
         pytester: pytest.Pytester, small_scratch: Path) -> None:
     alone = pytester.mkdir("alone")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(alone)
-        pytester.run(*_pytest(), *ARGS, *sweep(alone, filler=False), timeout=300)
+    grade(pytester, alone, *sweep(alone, build=BUILD, typecheck=PASSING_TYPECHECK))
     shared = pytester.mkdir("shared")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(shared)
-        done = pytester.run(*_pytest(), *ARGS, "--tcab-build-disk=64MiB", *sweep(shared, filler=True), timeout=300)
-    found = runs(shared)
+    done = grade(pytester, shared, "--tcab-build-disk=64MiB", *sweep(shared, build=BUILD, typecheck=PASSING_TYPECHECK, hostile="fill",
+                                          scripts={"fill.sh": FILL}))
+    found = outcomes(shared)
     assert found["fill"]["not_graded"] == [], found["fill"]
     assert found["fill"]["items"]["build"] == "failed", found["fill"]["items"]
     done.stdout.fnmatch_lines([("*build failed: `*` went past its disk cap of 64 MiB (it wrote 6* MiB into its build "
                                 "folder, *; --tcab-build-disk)*")])
-    assert found["honest"] == runs(alone)["honest"]
+    assert found["honest"] == outcomes(alone)["honest"]
     assert "failed" not in found["honest"]["items"].values()
     assert not list(small_scratch.glob("tcab-run-*")), "what the filler wrote is gone"
 
@@ -107,14 +72,11 @@ def test_a_cap_above_the_room_left_is_lowered_to_it_and_the_filler_fails_alone(p
     grader's margin), so the filler fills its own disk and fails naming the cap it was given, never
     "not graded"; what it wrote goes, and the next run passes as alone."""
     alone = pytester.mkdir("alone")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(alone)
-        pytester.run(*_pytest(), *ARGS, *sweep(alone, filler=False), timeout=300)
+    grade(pytester, alone, *sweep(alone, build=BUILD, typecheck=PASSING_TYPECHECK))
     shared = pytester.mkdir("shared")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(shared)
-        done = pytester.run(*_pytest(), *ARGS, *sweep(shared, filler=True), timeout=300)
-    found = runs(shared)
+    done = grade(pytester, shared, *sweep(shared, build=BUILD, typecheck=PASSING_TYPECHECK, hostile="fill",
+                                          scripts={"fill.sh": FILL}))
+    found = outcomes(shared)
     assert found["fill"]["not_graded"] == [], found["fill"]
     assert found["fill"]["items"]["build"] == "failed", found["fill"]["items"]
     done.stdout.fnmatch_lines([(f"*build failed: `*` went past its disk cap of 1?? MiB, lowered from 4096 MiB to the "
@@ -122,9 +84,9 @@ def test_a_cap_above_the_room_left_is_lowered_to_it_and_the_filler_fails_alone(p
                                 "folder, *; --tcab-build-disk)*"),
                                "*disk cap: 1?? MiB, lowered from 4096 MiB (--tcab-build-disk) to the room the grading "
                                "machine had free at the run's start"])
-    steps = next(item for item in _results(shared)["fill"]["items"] if item["id"] == "build")["steps"]
+    steps = next(item for item in results(shared)["fill"]["items"] if item["id"] == "build")["steps"]
     assert steps[-1]["disk_cap_asked"] == 4 * 2**30 and steps[-1]["disk_cap"] < 256 * 2**20 - MIN_DISK_BYTES
-    assert found["honest"] == runs(alone)["honest"]
+    assert found["honest"] == outcomes(alone)["honest"]
     assert "failed" not in found["honest"]["items"].values(), found["honest"]
     assert not list(small_scratch.glob("tcab-run-*")), "what the filler wrote is gone"
 
@@ -160,21 +122,17 @@ def test_runs_starting_at_once_share_the_room(small_scratch: Path, by: str) -> N
 def test_the_grading_machines_own_disk_running_out_stays_not_graded(pytester: pytest.Pytester,
                                                                     small_scratch: Path) -> None:
     """Nothing a build wrote: the scratch is full before the session starts."""
-    args = sweep(pytester.path, filler=False)
+    args = sweep(pytester.path, build=BUILD, typecheck=PASSING_TYPECHECK)
     ballast = small_scratch / "ballast"
     # All but 1 MiB: with none left, Python's tempfile would pass the scratch by for /tmp.
     subprocess.run(["dd", "if=/dev/zero", f"of={ballast}", "bs=1M", "count=255", "status=none"], check=True)
     try:
-        pytester.run(*_pytest(), *ARGS, *args, timeout=300)
+        grade(pytester, pytester.path, *args)
     finally:
         ballast.unlink()
-    found = runs(pytester.path)["honest"]
+    found = outcomes(pytester.path)["honest"]
     assert found["not_graded"], found
     assert "ran out of disk" in found["not_graded"][0], found
-
-
-def _pytest() -> list[str]:
-    return [sys.executable, "-m", "pytest"]
 
 
 def test_the_watchdog_ends_a_writer_past_the_cap_where_nothing_can_be_mounted(tmp_path: Path) -> None:

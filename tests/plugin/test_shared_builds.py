@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from pathlib import Path
 
 # pytester's in-process runs drop the modules first imported inside them, and numpy, Pillow and
@@ -17,6 +16,7 @@ import playwright.sync_api  # noqa: F401
 import pytest
 from sweep_suite import ARGS
 from sweep_suite import GAMES
+from sweep_suite import observed
 from sweep_suite import write_sweep_suite
 
 from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
@@ -44,12 +44,7 @@ context.build_static = counted
 def grade(pytester: pytest.Pytester, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
           runs: list[Path]) -> tuple[list[str], dict[str, dict[str, dict[str, object]]], str, Path]:
     """The builds run, each run's items by name (from its own results.json), the output, the scratch folder."""
-    scratch = Path(tempfile.mkdtemp(prefix="shb-", dir="/tmp"))  # short: Chromium's sockets live under it
-    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
-    log = pytester.path / "builds.log"
-    monkeypatch.setenv("TMPDIR", str(scratch))
-    monkeypatch.setenv("TCAB_BUILD_LOG", str(log))
-    pytester.makeconftest(COUNTER)
+    scratch, log = observed(pytester, request, monkeypatch, COUNTER, "TCAB_BUILD_LOG")
     result = pytester.runpytest_subprocess(*ARGS, "--tcab-share-builds", *(f"--tcab-run={run}" for run in runs),
                                            "--tcab-out=out", timeout=300)
     items = {}

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
-from pathlib import Path
 
 # pytester's in-process runs drop the modules first imported inside them, and numpy, Pillow and
 # Playwright cannot be imported afresh in one process: they are loaded here and kept.
@@ -15,6 +13,7 @@ import PIL.Image  # noqa: F401
 import playwright.sync_api  # noqa: F401
 import pytest
 from sweep_suite import ARGS
+from sweep_suite import observed
 from sweep_suite import write_sweep_suite
 
 from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
@@ -56,12 +55,7 @@ def test_a_finished_run_leaves_no_build_folder_and_no_server(pytester: pytest.Py
     runs = write_sweep_suite(pytester.path)
     for name in ("good-2", "good-3"):
         shutil.copytree(runs / "good", runs / name)
-    scratch = Path(tempfile.mkdtemp(prefix="rel-", dir="/tmp"))  # short: Chromium's sockets live under it
-    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
-    log = pytester.path / "release.jsonl"
-    monkeypatch.setenv("TMPDIR", str(scratch))
-    monkeypatch.setenv("TCAB_RELEASE_LOG", str(log))
-    pytester.makeconftest(OBSERVER)
+    scratch, log = observed(pytester, request, monkeypatch, OBSERVER, "TCAB_RELEASE_LOG")
     names = ("good", "game", "good-2", "good-3")
     result = pytester.runpytest_subprocess(*ARGS, *(f"--tcab-run={runs / name}" for name in names), "--tcab-out=out")
     result.assert_outcomes(passed=11, skipped=4)
@@ -117,12 +111,7 @@ def test_scratch_does_not_grow_from_run_to_run(pytester: pytest.Pytester, monkey
     names = [f"good-{index}" for index in range(5)]
     for name in names:
         shutil.copytree(runs / "good", runs / name)
-    scratch = Path(tempfile.mkdtemp(prefix="grow-", dir="/tmp"))  # short: Chromium's sockets live under it
-    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
-    log = pytester.path / "scratch.jsonl"
-    monkeypatch.setenv("TMPDIR", str(scratch))
-    monkeypatch.setenv("TCAB_RELEASE_LOG", str(log))
-    pytester.makeconftest(SCRATCH_OBSERVER)
+    scratch, log = observed(pytester, request, monkeypatch, SCRATCH_OBSERVER, "TCAB_RELEASE_LOG")
     result = pytester.runpytest_subprocess(*ARGS, *(f"--tcab-run={runs / name}" for name in names), "--tcab-out=out")
     result.assert_outcomes(passed=15, skipped=5)
     seen = [json.loads(line)["files"] for line in log.read_text().splitlines()]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pytest_tcab.run.material import material_of
 from pytest_tcab.run.sandbox.shared import Handed
 from pytest_tcab.run.sandbox.shared import SharedBuilds
 from pytest_tcab.run.sandbox.shared import inputs_digest
@@ -28,7 +29,9 @@ def tree(root: Path, files: dict[str, str]) -> Path:
 
 def digest(root: Path, commands: dict[str, str] | None = None, case: dict[str, str] | None = None,
            caps: dict[str, object] | None = None) -> str | None:
-    return inputs_digest(root, {**COMMANDS, **(commands or {})}, {**CASE, **(case or {})}, {**CAPS, **(caps or {})})
+    built = material_of(root).built
+    return None if built is None else inputs_digest(built, {**COMMANDS, **(commands or {})}, {**CASE, **(case or {})},
+                                                    {**CAPS, **(caps or {})})
 
 
 SOURCES = {"index.html": "<p>hi</p>\n", "src/main.ts": "export const x = 1;\n", ".tcab/run.toml": 'model = "a"\n'}
@@ -138,3 +141,34 @@ def test_nothing_is_held_once_the_session_ended(tmp_path: Path) -> None:
     shared.expect(waiting, lambda: "d1")
     shared.release()
     assert not shared.hand_on(built, "d1", Handed(result(tmp_path), None, "a", None))
+
+
+def test_one_walk_gives_the_review_its_material_and_the_build_what_it_reads(tmp_path: Path) -> None:
+    a, b = tree(tmp_path / "a", SOURCES), tree(tmp_path / "b", SOURCES)
+    tree(b, {".tcab/run.toml": 'model = "b"\n'})
+    assert material_of(a).digest != material_of(b).digest, "who produced it is material to a review"
+    assert material_of(a).built == material_of(b).built, "but not to the build, which never sees it"
+    (b / "index.html").chmod(0o600)
+    assert material_of(a).digest == material_of(tree(tmp_path / "c", SOURCES)).digest
+    assert digest(a) != digest(b), "a mode the copy keeps is read, beyond the x bit the review counts"
+
+
+def test_what_the_copy_drops_is_told_apart_and_an_unreadable_file_builds_alone(tmp_path: Path) -> None:
+    a, b = tree(tmp_path / "a", {"x": "1"}), tree(tmp_path / "b", {"x": "1"})
+    (b / "away").symlink_to("/etc/hostname")
+    assert material_of(a).digest == material_of(b).digest
+    assert digest(a) != digest(b), "its build says what it dropped"
+    (a / "x").chmod(0)
+    if os.access(a / "x", os.R_OK):  # root reads it anyway
+        return
+    assert digest(a) is None
+
+
+def test_a_graders_folder_the_copy_takes_keeps_the_run_building_alone(tmp_path: Path) -> None:
+    """`--tcab-out` inside a run but outside its `.tcab/`: not material, yet the build's copy takes
+    it, so what the build would read there is undigested and the run never shares a build."""
+    run = tree(tmp_path / "a", {**SOURCES, "results/x.json": "{}\n", ".tcab/reviews/r.md": "x\n"})
+    assert material_of(run, [run / ".tcab/reviews"]).built == material_of(run).built
+    assert material_of(run, [run / "results"]).built is None
+    graders = [run / "results", run / ".tcab/reviews"]
+    assert material_of(run, graders).digest == material_of(tree(tmp_path / "b", SOURCES)).digest, "material as before"

@@ -31,6 +31,9 @@ class Resumed:
     runs: dict[str, dict[str, Any]] = field(default_factory=dict)
     shards: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     """The `shard` record of each kept run's results.json (None: not graded as a shard)."""
+    heads: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    """The rest of each kept run's own folder's results.json (`tool`, `graded_with`…), which its
+    files are written again with (None: only the top results.json held it)."""
 
     def check_shard(self, record: dict[str, Any] | None) -> None:
         """A shard resumes only its own folder, dealt alike: raises SweepUnreadable when a kept run was
@@ -58,14 +61,16 @@ def kept(folder: Path, graded: list[dict[str, Any]]) -> Resumed:
         found = _read_run(folder, row["run"])
         if found is not None:
             resumed.rows.append(row)
-            resumed.runs[row["run"]], resumed.shards[row["run"]] = found
+            resumed.runs[row["run"]], resumed.shards[row["run"]], resumed.heads[row["run"]] = found
     return resumed
 
 
-def _read_run(folder: Path, label: str) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+def _read_run(folder: Path, label: str) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any] | None] | None:
     """The run `label` of its own folder's results.json, else of the top one (a session of one run
-    writes only that), with the file's shard record; None when neither holds it."""
-    for path in (folder / run_folder_name(label) / "results.json", folder / "results.json"):
+    writes only that), with the file's shard record and, from its own folder's, the rest of the
+    file; None when neither holds it."""
+    own = folder / run_folder_name(label) / "results.json"
+    for path in (own, folder / "results.json"):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
@@ -74,7 +79,8 @@ def _read_run(folder: Path, label: str) -> tuple[dict[str, Any], dict[str, Any] 
         for run in runs if isinstance(runs, list) else []:
             if isinstance(run, dict) and run.get("run") == label and isinstance(run.get("items"), list):
                 shard = data.get("shard")
-                return run, shard if isinstance(shard, dict) else None
+                head = {key: value for key, value in data.items() if key != "runs"} if path == own else None
+                return run, shard if isinstance(shard, dict) else None, head
     return None
 
 

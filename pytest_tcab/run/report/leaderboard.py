@@ -129,7 +129,7 @@ def _cell(harness: str, model: str, case: str, rows: list[dict[str, Any]], rules
         "pass_at_k": pass_at_k_curve(scored, rules),
         "catastrophic": catastrophic_rate(catastrophic, rows, rules),
         "duration": _duration(scored),
-        "review": cell_review(rows, bootstrap_interval),  # the reviewed score beside (run/report/reviewed.py)
+        "review": cell_review(rows),  # the reviewed score beside (run/report/reviewed.py)
     }
 
 

@@ -23,15 +23,12 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
+from pytest_tcab.run.report.statistics import bootstrap_interval
 from pytest_tcab.scoring import RATING_SCALE
 
-Interval = Callable[[list[float], list[str]], tuple[float | None, float | None]]
-"""The automated score's interval (scores, run names) -> (low, high): the reviewed score uses the
-very same one, so both are seeded alike (handed in by the leaderboard, which imports this module)."""
 PASS, FAIL = "pass", "fail"
 AUTOMATED = {"passed": PASS, "failed": FAIL}
 """A validator's outcome on a row's `validate[<id>]` item, as a review's verdict says it."""
@@ -122,7 +119,7 @@ def automated(row: dict[str, Any]) -> dict[str, str]:
 # -- a leaderboard cell ----------------------------------------------------------------------
 
 
-def cell_review(rows: list[dict[str, Any]], interval: Interval) -> dict[str, Any]:
+def cell_review(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The cell's `review`: over its graded runs with a checklist to review (`of`), those with a
     reviewed score (`n`): their mean (`value`) and its 95% bootstrap interval (`low`, `high`), seeded
     like the automated score's; each run's own point; their ratings (`ratings`, runs per tier, and
@@ -131,7 +128,7 @@ def cell_review(rows: list[dict[str, Any]], interval: Interval) -> dict[str, Any
     reviewable = [row for row in graded if is_awaiting(row) or reviewed_score(row) is not None]
     reviewed = sorted((row for row in reviewable if reviewed_score(row) is not None), key=lambda row: row["run"])
     scores = [score for row in reviewed if (score := reviewed_score(row)) is not None]
-    low, high = interval(scores, [row["run"] for row in reviewed])
+    low, high = bootstrap_interval(scores, [row["run"] for row in reviewed])  # the automated score's, seeded alike
     ratings = [summary_of(row).get("rating") for row in reviewed]
     tiers = Counter(tier for tier in ratings if tier in RATING_SCALE)
     given = [tier for tier in RATING_SCALE if tiers[tier]]

@@ -13,11 +13,13 @@ from pytest_tcab.case import Variant
 from pytest_tcab.errors import TcabError
 from pytest_tcab.outcomes import OVER_CEILING
 from pytest_tcab.outcomes import UNSTABLE
+from pytest_tcab.outcomes import verdict_of
 from pytest_tcab.scoring import RATING_SCALE
 from pytest_tcab.scoring import ItemScore
 from pytest_tcab.scoring import domain_summaries
 from pytest_tcab.scoring import excluded_verdicts
 from pytest_tcab.scoring import score
+from pytest_tcab.scoring import verdict_word
 
 if TYPE_CHECKING:
     from pytest_tcab.run.report.records import RunRecord
@@ -50,11 +52,9 @@ def for_run(config: pytest.Config, record: RunRecord) -> dict[str, Any]:
         return {}
     excluded = excluded_verdicts(variant, errata)
     # A skipped verdict (left for the reviewer, no browser) decides nothing; an excluded one
-    # still ran, but no longer counts on either side of the score. An unstable one (its gradings
-    # disagreed, --tcab-regrade) is the grader's failure, yet it stays available and unearned: left
-    # out of the automated score, it would let a build raise its score by flipping a point it fails.
+    # still ran, but no longer counts on either side of the score; an unstable one is unearned.
     verdicts: dict[str, bool | None] = {
-        item["id"]: {"passed": True, "failed": False, UNSTABLE: False}.get(item["outcome"])
+        item["id"]: verdict_of(item["outcome"])
         for item in items if item["kind"] == "validate" and item["id"] not in excluded
     }
     unstable = sorted(item["id"] for item in items if item["kind"] == "validate" and item["outcome"] == UNSTABLE
@@ -105,8 +105,7 @@ def _item(item: ChecklistItem, scored: ItemScore, verdicts: dict[str, bool | Non
             return "excluded"
         if unit_id in not_run:
             return "not_run"
-        verdict = verdicts.get(unit_id)
-        return "pending" if verdict is None else ("passed" if verdict else "failed")
+        return verdict_word(verdicts.get(unit_id))
 
     return {"id": item.id, "title": item.title, "domain": item.domain, "earned": scored.earned,
             "available": scored.decided_weight, "declared": scored.available, "pending": list(scored.pending),

@@ -85,7 +85,14 @@ def bootstrap(values: Sequence[float], names: Sequence[str], statistic: str) -> 
         return None, None
     if len(values) == 1:
         return round(values[0], 6), round(values[0], 6)
-    low, high = percentile_interval(resampled(_keyed(values, names), statistic))
+    return _interval(_keyed(values, names), statistic)
+
+
+@functools.lru_cache(maxsize=1024)
+def _interval(runs: tuple[tuple[str, float], ...], statistic: str) -> Interval:
+    """The interval of one group's replicates, cached like them: a sweep rewritten as it goes asks
+    for every group's interval at each rewrite, and one run changes one group."""
+    low, high = percentile_interval(resampled(runs, statistic))
     return round(float(low), 6), round(float(high), 6)
 
 
@@ -141,7 +148,14 @@ def bootstrap_difference(a: Sequence[float], a_names: Sequence[str], b: Sequence
     the interval is the one difference."""
     if not a or not b:
         return None, None
-    low, high = percentile_interval(resampled(_keyed(a, a_names), statistic) - resampled(_keyed(b, b_names), statistic))
+    return _difference(_keyed(a, a_names), _keyed(b, b_names), statistic)
+
+
+@functools.lru_cache(maxsize=1024)
+def _difference(a: tuple[tuple[str, float], ...], b: tuple[tuple[str, float], ...], statistic: str) -> Interval:
+    """The interval of two groups' difference, cached: a live sweep's rewrite recomputes only the
+    pairs of the group its last run changed (the percentiles, not the replicates, cost the most)."""
+    low, high = percentile_interval(resampled(a, statistic) - resampled(b, statistic))
     return round(float(low), 6), round(float(high), 6)
 
 
@@ -155,7 +169,14 @@ def median_variance(values: Sequence[float], names: Sequence[str]) -> float | No
 
 def sample_variance(values: Sequence[float]) -> float | None:
     """The sample variance (n - 1 in the denominator); None below two values (nothing to spread)."""
-    return stdlib_statistics.variance(values) if len(values) >= 2 else None
+    return _variance(tuple(values)) if len(values) >= 2 else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _variance(values: tuple[float, ...]) -> float:
+    """Cached: the exact (fractions-based) stdlib variance is slow, and a live sweep asks for the
+    same groups' at each rewrite."""
+    return stdlib_statistics.variance(values)
 
 
 # -- shares ------------------------------------------------------------------------------------

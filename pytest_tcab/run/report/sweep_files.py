@@ -308,28 +308,14 @@ class SweepWriter:
                 shutil.copytree(earlier, self.out_dir / earlier.name, dirs_exist_ok=True)
                 folders[earlier.name] = (earlier, self.out_dir / earlier.name)
             run = moved(self.resumed.runs[row["run"]], folders)
+            before = json.dumps(run, sort_keys=True)
             self.config.hook.pytest_tcab_run_results(config=self.config, run=run)  # reviews written since, say
             self.recorder.carried[row["run"]] = run
-            rows.append({**self._assembled_again(row), "resumed": True})
+            head = self.resumed.heads.get(row["run"])
+            if head is not None and json.dumps(run, sort_keys=True) != before:  # its folder says so too
+                row = write_run(head, run, self.out_dir, self.config.getoption("tcab_report"))
+            rows.append({**row, "resumed": True})
         return rows
-
-    def _assembled_again(self, row: dict[str, Any]) -> dict[str, Any]:
-        """A carried run's row, with what plugins add to a run's results now (`pytest_tcab_run_results`:
-        the reviews written since it was graded, say); its folder is written again when that changed."""
-        path = self.out_dir / run_folder_name(row["run"]) / "results.json"
-        try:
-            own = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return row
-        runs = own.get("runs") if isinstance(own, dict) else None
-        if not isinstance(runs, list) or len(runs) != 1 or not isinstance(runs[0], dict):
-            return row
-        run = runs[0]
-        before = json.dumps(run, sort_keys=True)
-        self.config.hook.pytest_tcab_run_results(config=self.config, run=run)
-        if json.dumps(run, sort_keys=True) == before:
-            return row
-        return write_run(own, run, self.out_dir, self.config.getoption("tcab_report"))
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -2,11 +2,14 @@
 same bytes, under the same commands and caps, build once.
 
 The digest is of what the build step reads, never of what it writes: every file the build's copy
-of the run takes (`steps.prepare_workdir`'s rules: dependency caches and root output folders left
-out, symlinks as the copy makes them), the case, its `[build]` commands and the session's caps and
-network options. Each entry is framed as one JSON line before it is hashed, so two different trees
+of the run takes (`steps.prepare_workdir`'s rules: dependency caches, root output folders and the
+run's `.tcab/` left out, symlinks as the copy makes them), with its mode, the case, its `[build]`
+commands and the session's caps and network options. The tree's part is `run.material`'s
+`Material.built`, taken in the walk that takes the run's build digest, so a tree is walked once.
+Its entries are length-framed and the rest is framed as one JSON line, so two different trees
 cannot frame to the same bytes: a run reaches another's digest only by being byte-identical (or
-by a SHA-256 collision).
+by a SHA-256 collision). Runs that differ only in their `.tcab/run.toml` (who produced the tree,
+as what) build alike, so they share a build.
 
 A build is handed on, never copied: when a run that built lets go, its build folder goes to the
 next run of the session waiting with the same digest instead of being removed, and that run
@@ -33,25 +36,17 @@ from typing import Any
 import pytest
 
 from pytest_tcab.run.sandbox.disk import RunDisk
-from pytest_tcab.run.sandbox.steps import SKIPPED_ANYWHERE
-from pytest_tcab.run.sandbox.steps import SKIPPED_AT_ROOT
 from pytest_tcab.run.sandbox.steps import BuildResult
 
 CHUNK = 1 << 20
 
 
-def inputs_digest(source: Path, commands: Mapping[str, str], case: Mapping[str, str],
-                  caps: Mapping[str, Any]) -> str | None:
-    """The sha256 of what a build of `source` reads: its copied files, commands, case and caps
-    (None when a file of it cannot be read: such a run builds for itself, and its copy says why)."""
+def inputs_digest(built: str, commands: Mapping[str, str], case: Mapping[str, str], caps: Mapping[str, Any]) -> str:
+    """The sha256 of what a build reads: its copied files (`built`, `run.material.Material.built`),
+    commands, case and caps."""
     digest = hashlib.sha256()
     digest.update(_line(["build", dict(commands), dict(case), {name: str(value) for name, value in caps.items()}]))
-    root = Path(os.path.realpath(source))
-    try:
-        for entry in _tree(root, root, copied_only=True):
-            digest.update(_line(entry))
-    except OSError:
-        return None
+    digest.update(_line(["tree", built]))
     return digest.hexdigest()
 
 
@@ -61,7 +56,7 @@ def state_digest(folder: Path) -> str | None:
     digest = hashlib.sha256()
     root = Path(os.path.realpath(folder))
     try:
-        for entry in _tree(root, root, copied_only=False):
+        for entry in _tree(root, root):
             digest.update(_line(entry))
     except OSError:
         return None
@@ -72,7 +67,7 @@ def _line(entry: object) -> bytes:
     return json.dumps(entry, sort_keys=True, ensure_ascii=True).encode() + b"\n"
 
 
-def _tree(root: Path, folder: Path, copied_only: bool) -> Iterator[list[str]]:
+def _tree(root: Path, folder: Path) -> Iterator[list[str]]:
     """One entry per path under `folder`, in name order: `[path, kind, what it holds]`."""
     with os.scandir(folder) as scanned:
         entries = sorted(scanned, key=lambda entry: entry.name)
@@ -80,14 +75,10 @@ def _tree(root: Path, folder: Path, copied_only: bool) -> Iterator[list[str]]:
         path = Path(entry.path)
         rel = path.relative_to(root).as_posix()
         if entry.is_symlink():
-            target = os.path.realpath(path)
-            within = target == str(root) or target.startswith(str(root) + os.sep)
-            yield [rel, "link", os.path.relpath(target, folder) if within or not copied_only else "(leaves the tree)"]
+            yield [rel, "link", os.path.relpath(os.path.realpath(path), folder)]
         elif entry.is_dir(follow_symlinks=False):
-            if copied_only and (entry.name in SKIPPED_ANYWHERE or (folder == root and entry.name in SKIPPED_AT_ROOT)):
-                continue
             yield [rel, "dir", ""]
-            yield from _tree(root, path, copied_only)
+            yield from _tree(root, path)
         elif entry.is_file(follow_symlinks=False):
             yield [rel, "file", f"{_file_digest(path)} {entry.stat(follow_symlinks=False).st_mode & 0o7777:o}"]
         else:

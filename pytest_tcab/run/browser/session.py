@@ -199,7 +199,8 @@ class BrowserSession:
         self.confined = confine
         """Whether Chromium runs in a network namespace of its own (else flags and routes guard it)."""
         self._scratch = tempfile.TemporaryDirectory(prefix="tcab-playwright-")
-        profiles = Path(self._scratch.name) / "profiles"
+        profiles = self.profiles = Path(self._scratch.name) / "profiles"
+        """Where Playwright makes Chromium's profile (its TMPDIR): what of the scratch disk the browser holds."""
         profiles.mkdir()
         try:
             self._network = netns.ConfinedNetwork(netns.probe(), chromium.path, profiles, hidden) if confine else None

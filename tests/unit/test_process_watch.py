@@ -24,6 +24,9 @@ TIMEOUT_S = 240
 QUIET_BOMB = ("exec 2>/dev/null; for i in $(seq 3000); do sleep 30.{tag} & done; wait; "
               "mkdir -p dist && echo built > dist/index.html")
 """A build that hides its refused forks: bash retries each one for about 15 s, and says nothing."""
+NESTED_BOMB = ("exec 2>/dev/null; unshare --user --pid --fork --mount --mount-proc bash -c "
+               "'for i in $(seq 3000); do sleep 30.{tag} & done; wait'; mkdir -p dist && echo built > dist/index.html")
+"""The same from namespaces of its own nested in the step's, out of sight of a count by namespace."""
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None or (BY.endswith("nobody") and not shutil.which("setpriv")),
                                 reason="RLIMIT_NPROC caps sandboxed steps only (needs bwrap, and setpriv as root)")
@@ -59,9 +62,10 @@ def _sleeping(tag: int) -> int:
     return count
 
 
-def test_a_build_hiding_its_refused_forks_ends_at_its_cap_not_its_timeout(passable: Path) -> None:
+@pytest.mark.parametrize("hidden", [QUIET_BOMB, NESTED_BOMB], ids=["quiet", "nested-namespaces"])
+def test_a_build_hiding_its_refused_forks_ends_at_its_cap_not_its_timeout(passable: Path, hidden: str) -> None:
     tag = abs(hash(passable)) % 10**6
-    bomb = QUIET_BOMB.format(tag=tag)
+    bomb = hidden.format(tag=tag)
     started = time.monotonic()
     result = build_static(passable / "impl", "", bomb, passable / "work", TIMEOUT_S, _capped())
     took = time.monotonic() - started

@@ -10,7 +10,8 @@ build, two checks in Chromium, a proof). It prints:
   once the run let go, at run 3 and at run RUNS, for `--tcab-media=all` and `none`. The sweep
   has RUNS + 1 runs: the last run's sample comes after the session's own teardown (its browser
   gone), which would flatter the figure. `runs' disk` is the scratch but Chromium's profile (the
-  session's browser's, which Chromium adds a 4 MiB metrics file to about 90 s after it starts);
+  session's browser's: it held a 4 MiB metrics file from about 90 s after Chromium started, until
+  the launcher put placeholders where Chromium writes them, `session.METRICS_PLACEHOLDERS`);
 - the sweep's CPU (the session and every process it waited for) against one-run sessions:
   SINGLES of them are timed and their median times RUNS stands for the RUNS one-run sessions;
 - `-n 2` against serial, wall and CPU (`--tcab-media=none`).

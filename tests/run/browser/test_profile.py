@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,8 @@ import pytest
 from pytest_tcab.run.browser.session import METRICS_PLACEHOLDERS
 from pytest_tcab.run.browser.discovery import find_chromium
 from pytest_tcab.run.browser.session import BrowserSession
+from pytest_tcab.run.sandbox.sandbox import Sandbox
+from pytest_tcab.run.sandbox.steps import build_static
 
 SPARE_DELAY_S = 90
 """When Chromium writes its 4 MiB spare metrics file, counted from its start (components/metrics)."""
@@ -76,3 +79,22 @@ def test_a_sessions_profile_does_not_grow_past_chromiums_metrics_delay(fresh: Br
         time.sleep(2)
     assert sizes[-1] - sizes[2] < GROWTH, [size // 1024 for size in sizes]
     assert not _metrics_files(fresh.profiles)
+
+
+def test_a_build_that_knows_the_profiles_path_cannot_write_metrics_files_into_it(fresh: BrowserSession,
+                                                                                  tmp_path: Path) -> None:
+    """The profile is in the session's scratch, which no build step is shown: a step handed its exact
+    path writes into its own private /tmp at most, and the profile holds no file of the build's."""
+    profile = next(fresh.profiles.glob("playwright_chromiumdev_profile-*"))
+    (tmp_path / "impl").mkdir()
+    (tmp_path / "impl" / "index.html").write_text("<p>game</p>")
+    (tmp_path / "work").mkdir()
+    grow = (f"mkdir -p {profile}/BrowserMetrics; head -c 8388608 /dev/zero > {profile}/BrowserMetrics/BrowserMetrics-1.pma; "
+            f"rmdir {profile}/BrowserMetrics-spare.pma; head -c 8388608 /dev/zero > {profile}/BrowserMetrics-spare.pma; "
+            "mkdir -p dist && cp index.html dist/")
+    before = _bytes(fresh.profiles)
+    result = build_static(tmp_path / "impl", "", grow, tmp_path / "work", 60, Sandbox(shutil.which("bwrap"), "none"))
+    assert result.ok, result.message  # it wrote into a /tmp of its own
+    assert (profile / METRICS_PLACEHOLDERS[1]).is_dir()
+    assert not _metrics_files(fresh.profiles)
+    assert _bytes(fresh.profiles) - before < GROWTH

@@ -179,11 +179,11 @@ class CarriedTestcases:
             if any(entry["nodeid"] in self.reported for entry in entries):
                 continue  # graded again by this session: its own reports made its testcases
             for entry in entries:
-                for report in _reports(entry):
+                for report in carried_reports(entry):
                     self.xml.pytest_runtest_logreport(report)
 
 
-def _reports(entry: dict[str, Any]) -> tuple[pytest.TestReport, pytest.TestReport]:
+def carried_reports(entry: dict[str, Any]) -> tuple[pytest.TestReport, pytest.TestReport]:
     """The call and teardown reports junitxml makes a `<testcase>` of, from an item's results.json entry."""
     nodeid = str(entry["nodeid"])
     path, _, name = nodeid.partition("::")

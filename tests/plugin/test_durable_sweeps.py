@@ -250,20 +250,22 @@ def test_a_shard_index_out_of_range_is_a_usage_error(pytester: pytest.Pytester, 
     result.stderr.fnmatch_lines([said])
 
 
+@pytest.mark.parametrize("workers", [0, 2], ids=["serial", "n2"])
 def test_a_resumed_sweeps_junit_file_holds_the_runs_it_kept_marked_carried(pytester: pytest.Pytester,
-                                                                           sweep: Path) -> None:
+                                                                           sweep: Path, workers: int) -> None:
     """Every run results.json holds has its `<testcase>`s: the kept ones with their recorded outcomes,
     marked carried over (CI reading the JUnit file of a resumed shard sees the whole shard)."""
     import xml.etree.ElementTree as ET
 
     from pytest_tcab.run.report.junit import CARRIED_PROPERTY
 
+    xdist = ("-n", str(workers)) if workers else ("-p", "no:xdist")
     (sweep / "c-game/slow").write_text("")
-    out = kill_after_two_runs(pytester, "-p", "no:xdist")
+    out = kill_after_two_runs(pytester, *xdist)
     finished = set(journal_rows(out))
     (sweep / "c-game/slow").unlink()
     resumed = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", f"--tcab-resume={out}", f"--tcab-out={out}",
-                                            "--junitxml=resumed.xml", "-p", "no:xdist")
+                                            "--junitxml=resumed.xml", *xdist)
     assert resumed.ret == pytest.ExitCode.OK, resumed.stdout.str()
     items = {item["nodeid"]: (run["run"], item["outcome"])
              for run in json.loads((out / "results.json").read_text())["runs"] for item in run["items"]}

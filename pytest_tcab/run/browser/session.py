@@ -231,7 +231,9 @@ class BrowserSession:
             self._scratch.cleanup()
             self._close_network()
             raise BrowserError(NO_DISPLAY)
-        executable = launcher(Path(self._scratch.name), chromium.path if self._network is None else self._network.executable)
+        executable = chromium.path if self._network is None else self._network.executable
+        if os.name == "posix":  # a shell script: elsewhere Chromium starts as it is
+            executable = launcher(Path(self._scratch.name), executable)
         try:
             self.browser = self._playwright.chromium.launch(**options, executable_path=str(executable))
             if self._network is not None:

@@ -7,10 +7,12 @@ build, two checks in Chromium, a proof). It prints:
 
 - the open files, threads, resident memory of the pytest process tree (Chromium and Node
   aside) and the scratch disk (`tcab-*` under TMPDIR), sampled in `pytest_tcab_run_finished`
-  once the run let go, at run 3 and at run RUNS, for `--tcab-media=all` and `none`. The sweep
+  once the run let go, at run 3 and at run RUNS, for `--tcab-media=all` and `none` (TMPDIR is a
+  folder of the benchmark's own, so other sessions on the host are not counted). The sweep
   has RUNS + 1 runs: the last run's sample comes after the session's own teardown (its browser
   gone), which would flatter the figure. `runs' disk` is the scratch but Chromium's profile (the
-  session's browser's, which Chromium adds a 4 MiB metrics file to about 90 s after it starts);
+  session's browser's: it held a 4 MiB metrics file from about 90 s after Chromium started, until
+  the launcher put placeholders where Chromium writes them, `session.METRICS_PLACEHOLDERS`);
 - the sweep's CPU (the session and every process it waited for) against one-run sessions:
   SINGLES of them are timed and their median times RUNS stands for the RUNS one-run sessions;
 - `-n 2` against serial, wall and CPU (`--tcab-media=none`).
@@ -122,7 +124,9 @@ def session(root: Path, runs: list[Path], *extra: str) -> tuple[float, float, li
     out = Path(tempfile.mkdtemp(prefix="out-", dir=root))
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--tcab-suite={root / 'suite'}",
             f"--tcab-out={out}", *extra, *(f"--tcab-run={run}" for run in runs)]
-    env = {**os.environ, "TCAB_SAMPLES": str(samples)}
+    scratch = root / "tmp"  # the session's own: /tmp holds every other session's tcab-* folders on a shared host
+    scratch.mkdir(exist_ok=True)
+    env = {**os.environ, "TCAB_SAMPLES": str(samples), "TMPDIR": str(scratch)}
     start = time.monotonic()
     proc = subprocess.Popen(argv, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)

@@ -248,3 +248,35 @@ def test_a_shard_index_out_of_range_is_a_usage_error(pytester: pytest.Pytester, 
     result = pytester.runpytest(f"--tcab-shard={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([said])
+
+
+@pytest.mark.parametrize("workers", [0, 2], ids=["serial", "n2"])
+def test_a_resumed_sweeps_junit_file_holds_the_runs_it_kept_marked_carried(pytester: pytest.Pytester,
+                                                                           sweep: Path, workers: int) -> None:
+    """Every run results.json holds has its `<testcase>`s: the kept ones with their recorded outcomes,
+    marked carried over (CI reading the JUnit file of a resumed shard sees the whole shard)."""
+    import xml.etree.ElementTree as ET
+
+    from pytest_tcab.run.report.junit import CARRIED_PROPERTY
+
+    xdist = ("-n", str(workers)) if workers else ("-p", "no:xdist")
+    (sweep / "c-game/slow").write_text("")
+    out = kill_after_two_runs(pytester, *xdist)
+    finished = set(journal_rows(out))
+    (sweep / "c-game/slow").unlink()
+    resumed = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={SWEEP}", f"--tcab-resume={out}", f"--tcab-out={out}",
+                                            "--junitxml=resumed.xml", *xdist)
+    assert resumed.ret == pytest.ExitCode.OK, resumed.stdout.str()
+    items = {item["nodeid"]: (run["run"], item["outcome"])
+             for run in json.loads((out / "results.json").read_text())["runs"] for item in run["items"]}
+    cases = {}
+    for case in ET.parse(pytester.path / "resumed.xml").getroot().iter("testcase"):
+        properties = {prop.get("name"): prop.get("value") for prop in case.iter("property")}
+        outcome = "failed" if case.find("failure") is not None else (
+            "skipped" if case.find("skipped") is not None else "passed")
+        cases[f"{case.get('classname')}.{case.get('name')}"] = (outcome, CARRIED_PROPERTY in properties)
+    assert len(cases) == len(items), (sorted(cases), sorted(items))
+    carried = [nodeid for nodeid, (run, _) in items.items() if run in finished]
+    assert carried and sum(is_carried for _, is_carried in cases.values()) == len(carried)
+    recorded = sorted(outcome if outcome in ("passed", "failed") else "skipped" for _, outcome in items.values())
+    assert sorted(outcome for outcome, _ in cases.values()) == recorded

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import sys
 import tempfile
 import threading
@@ -54,6 +55,13 @@ KEPT_DEFAULT_GUARDS = ("--disable-popup-blocking",)
 """Playwright's default flags the plugin drops: with them, a page could open windows without a
 user's gesture, each opening more (a page that opens a hundred windows, each its own copy, takes
 the browser's whole CPU and the grader with it). Chromium's own popup blocker then refuses them."""
+
+METRICS_PLACEHOLDERS = ("BrowserMetrics", "BrowserMetrics-spare.pma")
+"""Where Chromium puts its metrics files in a profile: its metrics folder (the file it maps its
+histograms into, headed) and the 4 MiB spare file it writes 90 s after it starts. Chromium has no
+switch for either (its persistent histograms are set up before it reads features), so the launcher
+puts a file and a folder in their places: both writes fail, Chromium keeps its histograms in memory,
+and a session's profile no longer grows with its time."""
 
 DEFAULT_VIEWPORT = (1280, 720)
 
@@ -145,6 +153,18 @@ def close_if_popup(page: Page) -> None:
             page.close()
 
 
+def launcher(folder: Path, executable: Path) -> Path:
+    """A script in `folder` that fills the profile Playwright names (`--user-data-dir=`) with the
+    :data:`METRICS_PLACEHOLDERS`, then runs `executable` (Chromium, or its confined launcher)."""
+    metrics, spare = (shlex.quote(name) for name in METRICS_PLACEHOLDERS)
+    script = folder / "chromium-launcher"
+    script.write_text('#!/bin/sh\nfor arg; do case "$arg" in --user-data-dir=*) profile=${arg#--user-data-dir=}; '
+                      f': > "$profile"/{metrics}; mkdir -p "$profile"/{spare};; esac; done\n'
+                      f'exec {shlex.quote(str(executable))} "$@"\n', encoding="utf-8")
+    script.chmod(0o700)
+    return script
+
+
 class BrowserSession:
     """One Playwright driver and one Chromium for the whole session.
 
@@ -179,7 +199,8 @@ class BrowserSession:
         self.confined = confine
         """Whether Chromium runs in a network namespace of its own (else flags and routes guard it)."""
         self._scratch = tempfile.TemporaryDirectory(prefix="tcab-playwright-")
-        profiles = Path(self._scratch.name) / "profiles"
+        profiles = self.profiles = Path(self._scratch.name) / "profiles"
+        """Where Playwright makes Chromium's profile (its TMPDIR): what of the scratch disk the browser holds."""
         profiles.mkdir()
         try:
             self._network = netns.ConfinedNetwork(netns.probe(), chromium.path, profiles, hidden) if confine else None
@@ -211,6 +232,8 @@ class BrowserSession:
             self._close_network()
             raise BrowserError(NO_DISPLAY)
         executable = chromium.path if self._network is None else self._network.executable
+        if os.name == "posix":  # a shell script: elsewhere Chromium starts as it is
+            executable = launcher(Path(self._scratch.name), executable)
         try:
             self.browser = self._playwright.chromium.launch(**options, executable_path=str(executable))
             if self._network is not None:

@@ -8,6 +8,8 @@ failure already quotes is written as a pointer to it.
 
 A plugin of its own (listed in plugin.py) so that the xdist controller, which writes JUnit but
 collects nothing, has it too. Only reports of run items are touched: they carry `tcab.item`.
+The runs `--tcab-resume` kept are not collected again, so their items are written here, from
+their results.json, as they were recorded (`CarriedTestcases`).
 """
 
 from __future__ import annotations
@@ -15,11 +17,17 @@ from __future__ import annotations
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
+from typing import Literal
 
 import pytest
 
 from pytest_tcab.bounded import bound
 from pytest_tcab.failures import failure_repr
+from pytest_tcab.outcomes import NOT_GRADED_PROPERTY
+from pytest_tcab.outcomes import OVER_CEILING
+from pytest_tcab.outcomes import RECORDED
+from pytest_tcab.outcomes import STATUS_PROPERTY
+from pytest_tcab.outcomes import UNSTABLE
 
 _KIND_PROPERTY = "tcab.kind"
 """Every run item carries it (`RunItem`'s identity properties)."""
@@ -106,6 +114,7 @@ def pytest_configure(config: pytest.Config) -> None:
     xml = config.stash.get(xml_key, None)
     if xml is not None and not hasattr(config, "workerinput"):
         config.pluginmanager.register(AttemptElements(xml), "tcab-junit-attempts")
+        config.pluginmanager.register(CarriedTestcases(config, xml), "tcab-junit-carried")
 
 
 class AttemptElements:
@@ -135,3 +144,62 @@ class AttemptElements:
             element = ET.Element(tag, message=f"attempt {attempt['attempt']}: {text}"[:300], type=RERUN_TYPE)
             ET.SubElement(element, "stackTrace").text = str(attempt.get("message") or text)
             reporter.append(element)
+
+
+# -- the runs a resume kept: a resumed shard's JUnit file holds every run its results.json holds ---------------
+
+CARRIED_PROPERTY = "tcab.carried"
+"""On the `<testcase>` of an item a resume kept: the session that graded it is an earlier one."""
+CARRIED_VALUE = "graded by an earlier session, kept by --tcab-resume"
+_FAILED_WORDS = (OVER_CEILING, UNSTABLE, "failed")
+_SKIPPED_WORDS = (RECORDED, "excluded", "skipped")
+
+
+class CarriedTestcases:
+    """One `<testcase>` for each item of each run `--tcab-resume` kept (`ResultsRecorder.carried`), with
+    the outcome, message and properties its results.json recorded and :data:`CARRIED_PROPERTY`, so CI
+    that reads the JUnit file of a resumed shard sees the runs its results.json holds, no fewer."""
+
+    def __init__(self, config: pytest.Config, xml: Any) -> None:
+        self.config = config
+        self.xml = xml
+        self.reported: set[str] = set()
+        """The node ids this session reported itself: a run graded again is written by pytest."""
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.reported.add(report.nodeid)
+
+    @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        from pytest_tcab.run.report.results import results_key
+
+        recorder = self.config.stash.get(results_key, None)
+        for _, run in sorted((recorder.carried if recorder is not None else {}).items()):
+            entries = [entry for entry in run.get("items", []) if isinstance(entry, dict) and entry.get("nodeid")]
+            if any(entry["nodeid"] in self.reported for entry in entries):
+                continue  # graded again by this session: its own reports made its testcases
+            for entry in entries:
+                for report in carried_reports(entry):
+                    self.xml.pytest_runtest_logreport(report)
+
+
+def carried_reports(entry: dict[str, Any]) -> tuple[pytest.TestReport, pytest.TestReport]:
+    """The call and teardown reports junitxml makes a `<testcase>` of, from an item's results.json entry."""
+    nodeid = str(entry["nodeid"])
+    path, _, name = nodeid.partition("::")
+    word = str(entry.get("outcome", "passed"))
+    message = str(entry.get("message") or word)
+    location = (path, None, name or nodeid)
+    outcome: Literal["passed", "failed", "skipped"] = "passed"
+    longrepr: Any = None
+    if word in _FAILED_WORDS:
+        outcome, longrepr = "failed", message
+    elif word in _SKIPPED_WORDS:
+        outcome, longrepr = "skipped", (path, 0, message)
+    properties: list[tuple[str, object]] = [(CARRIED_PROPERTY, CARRIED_VALUE), (STATUS_PROPERTY, word)]
+    if entry.get("not_graded"):
+        properties.append((NOT_GRADED_PROPERTY, str(entry["not_graded"])))
+    duration = float(entry.get("duration_s", 0.0) or 0.0)
+    call = pytest.TestReport(nodeid, location, {}, outcome, longrepr, "call", duration=duration)
+    teardown = pytest.TestReport(nodeid, location, {}, "passed", None, "teardown", user_properties=properties)
+    return call, teardown

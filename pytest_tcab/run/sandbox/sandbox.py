@@ -34,6 +34,7 @@ from pytest_tcab.run.sandbox.cgroup import create_step
 from pytest_tcab.run.sandbox.cgroup import find_parent
 from pytest_tcab.run.sandbox.disk import MECHANISMS
 from pytest_tcab.run.sandbox.disk import mechanism as disk_mechanism
+from pytest_tcab.run.sandbox.nproc import ProcessWatch
 from pytest_tcab.run.media import size_text
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
@@ -122,12 +123,13 @@ class Caps:
         or the process cap."""
         limits = {**({self.cgroups: self.memory_bytes} if self.cgroups is not None else {}),
                   **({self.pids: self.processes} if self.pids is not None else {})}
+        watch = ProcessWatch(self.processes) if self.process_by.startswith("RLIMIT_NPROC") else None
         if not limits:
-            yield AppliedCaps(self._limits(data=True), None)
+            yield AppliedCaps(self._limits(data=True), None, watch)
             return
         group = create_step(limits)
         try:
-            yield AppliedCaps([*group.argv(), *self._limits(data=self.cgroups is None)], group)
+            yield AppliedCaps([*group.argv(), *self._limits(data=self.cgroups is None)], group, watch)
         finally:
             group.remove()
 
@@ -165,6 +167,20 @@ class AppliedCaps:
 
     argv: list[str]
     group: StepCgroup | None
+    processes: ProcessWatch | None = None
+    """Where RLIMIT_NPROC caps the step: its tasks counted against the cap (`nproc`)."""
+
+    def watch(self, pid: int) -> None:
+        """The step started as `pid` (its first process, bwrap's parent: each prefix execs)."""
+        if self.processes is not None:
+            self.processes.watch(pid)
+
+    def held_at_cap(self) -> float | None:
+        """Under RLIMIT_NPROC: how long the step's tasks had sat at the cap when found to (each fork
+        it tried then refused; 0.0 until then); None where a pids cgroup counts refusals or nothing caps."""
+        if self.processes is None:
+            return None
+        return self.processes.held_s if self.processes.held() else 0.0
 
     def over_memory(self) -> bool | None:
         """Whether the step's cgroup killed one of its processes for memory; None: no cgroup to ask."""

@@ -82,6 +82,8 @@ class CommandResult:
     """Whether the step's cgroup killed a process of it for memory; None without a cgroup to ask."""
     forks_refused: int | None = None
     """How many forks the step's pids cgroup refused at its process cap; None without one to ask."""
+    held_at_cap_s: float | None = None
+    """Under RLIMIT_NPROC: how long its tasks sat at the cap before it was ended (0.0: never); else None."""
 
     @property
     def ok(self) -> bool:
@@ -94,7 +96,8 @@ class CommandResult:
                 "duration_s": round(self.duration_s, 3), "output": self.tail(200), **self.confinement,
                 **({} if self.over_memory_cap is None else {"over_memory_cap": self.over_memory_cap}),
                 **({} if self.over_process_cap is None else {"over_process_cap": self.over_process_cap}),
-                **({} if self.forks_refused is None else {"forks_refused": self.forks_refused})}
+                **({} if self.forks_refused is None else {"forks_refused": self.forks_refused}),
+                **({"held_at_process_cap_s": self.held_at_cap_s} if self.held_at_cap_s else {})}
 
     @property
     def over_process_cap(self) -> bool | None:
@@ -102,6 +105,8 @@ class CommandResult:
         RLIMIT_NPROC, which keeps no count) it printed that a fork failed; None where nothing caps it."""
         if self.forks_refused is not None:
             return self.forks_refused > 0
+        if self.held_at_cap_s:
+            return True
         if str(self.confinement.get("process_cap_by")).startswith("RLIMIT_NPROC"):
             return FORK_REFUSED.search(self.output) is not None
         return None
@@ -155,6 +160,7 @@ def run_command(
             start_new_session=True,
         )
         assert proc.stdout is not None  # stdout=PIPE
+        caps.watch(proc.pid)
         pgid = proc.pid  # start_new_session: the shell leads its own group
         output = HeadTail(OUTPUT_CAP_BYTES)
         with proc.stdout, selectors.DefaultSelector() as selector:
@@ -167,7 +173,7 @@ def run_command(
             finally:  # also on Ctrl-C: an interrupted run must not leave a build running
                 _end_group(proc, pgid)
             _drain(fd, selector, output, time.monotonic() + DRAIN_S)
-        over_memory_cap, forks_refused = caps.over_memory(), caps.forks_refused()
+        over_memory_cap, forks_refused, held_at_cap_s = caps.over_memory(), caps.forks_refused(), caps.held_at_cap()
     return CommandResult(
         command=command,
         returncode=proc.returncode,
@@ -177,6 +183,7 @@ def run_command(
         confinement={**sandbox.record(step), **(disk.record() if disk is not None else {})},
         over_memory_cap=over_memory_cap,
         forks_refused=forks_refused,
+        held_at_cap_s=held_at_cap_s,
     )
 
 
@@ -185,6 +192,8 @@ def _ended_by_caps(caps: AppliedCaps, disk: RunDisk | None) -> Callable[[], bool
     checks = [disk.over] if disk is not None else []
     if caps.forks_refused() is not None:
         checks.append(lambda: bool(caps.forks_refused()))
+    if caps.held_at_cap() is not None:  # RLIMIT_NPROC: its tasks counted, as no refusal is
+        checks.append(lambda: bool(caps.held_at_cap()))
     return (lambda: any(check() for check in checks)) if checks else None
 
 
@@ -415,6 +424,8 @@ def cap_failure(label: str, result: CommandResult, disk: RunDisk | None) -> tupl
         by = str(result.confinement["process_cap_by"])
         if result.forks_refused:
             said = f"the kernel refused {result.forks_refused} of its forks"
+        elif result.held_at_cap_s:
+            said = f"its processes sat at the cap for {result.held_at_cap_s} s, every fork it tried refused"
         else:
             match = FORK_REFUSED.search(result.output)
             said = f"it printed `{match[0] if match else 'a refused fork'}`"

@@ -32,7 +32,7 @@ from pytest_tcab.run.item import RunItem
 from pytest_tcab.toml import line_in
 
 
-CAP_FIGURES = ("over_memory_cap", "over_process_cap", "forks_refused")
+CAP_FIGURES = ("over_memory_cap", "over_process_cap", "forks_refused", "held_at_process_cap_s")
 """What a step's record says of the caps it reached, beside the caps it had."""
 
 

@@ -23,9 +23,9 @@ import pytest
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import Variant
 from pytest_tcab.run.browser.serve import StaticServer
-from pytest_tcab.run.sandbox.disk import RunDisk
 from pytest_tcab.run.sandbox.beside import beside_build
 from pytest_tcab.run.sandbox.beside import end_beside
+from pytest_tcab.run.sandbox.disk import RunDisk
 from pytest_tcab.run.sandbox.disk import make_disk
 from pytest_tcab.run.sandbox.sandbox import SandboxUnavailable
 from pytest_tcab.run.sandbox.sandbox import session_sandbox

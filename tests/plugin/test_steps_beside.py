@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
+import test_build_disk
 from definition_suite import GAME
 from definition_suite import write_definition_suite
-import test_build_disk
 from test_definition_runs import game_definition
 from test_definition_runs import write
 

@@ -160,13 +160,24 @@ def test_a_build_that_fails_beside_the_steps_ends_them(tmp_path: Path, scratch: 
 def test_a_build_past_its_time_beside_the_steps_is_done_again_alone(tmp_path: Path, scratch: RunDisk) -> None:
     run = FakeRun(scratch)
     started: list[StepsBeside] = []
-    after_install = _steps_beside(run, {"lint": "true"}, started)
+    after_install = _steps_beside(run, {"lint": "sleep 30"}, started)
     seen: list[Path] = []
     result = build_static(_source(tmp_path), "true", "sleep 5", scratch.path, 1, BWRAP, scratch,
                           after_install=lambda workdir: seen.append(workdir) or after_install(workdir))
     assert not result.ok and "timed out after 1 s" in result.message
     assert len(started) == 1, "the second build ran without steps beside it"
     assert result.workdir != seen[0] and not seen[0].exists(), "in a workdir of its own, the first one removed"
+
+
+def test_a_build_that_hangs_beside_a_short_step_is_not_made_to_hang_twice(tmp_path: Path, scratch: RunDisk) -> None:
+    run = FakeRun(scratch)
+    started: list[StepsBeside] = []
+    seen: list[Path] = []
+    after_install = _steps_beside(run, {"lint": "true"}, started)
+    result = build_static(_source(tmp_path), "true", "sleep 60", scratch.path, 8, BWRAP, scratch,
+                          after_install=lambda workdir: seen.append(workdir) or after_install(workdir))
+    assert not result.ok and "timed out after 8 s" in result.message
+    assert result.workdir == seen[0], "its own timeout: not built again"
 
 
 def test_copy_workdir_copies_everything_but_special_files(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ import pytest
 from pytest_tcab.run.sandbox.sandbox import session_sandbox
 from pytest_tcab.run.sandbox.steps import AfterInstall
 from pytest_tcab.run.sandbox.steps import CommandResult
+from pytest_tcab.run.sandbox.steps import StoodDown
 from pytest_tcab.run.sandbox.steps import build_environment
 from pytest_tcab.run.sandbox.steps import cap_failure
 from pytest_tcab.run.sandbox.steps import copy_workdir
@@ -83,6 +84,7 @@ class StepsBeside:
         self._pristine: Path | None = None
         self._takers = len(steps)
         self._filled = False
+        self._busy_s = 0.0
 
     def start(self, workdir: Path) -> StepsBeside:
         """Copy `workdir` as the install left it (before the build step changes it), then start
@@ -106,7 +108,9 @@ class StepsBeside:
             else:
                 copy, self._pristine = self._pristine, None
         outcome = run_in_copy(self._run, key, command, copy, self._cancel)
-        self._filled = self._filled or outcome.disk_full
+        with self._lock:
+            self._filled = self._filled or outcome.disk_full
+            self._busy_s += outcome.result.duration_s
         return outcome
 
     def take(self, key: str) -> StepOutcome | None:
@@ -121,9 +125,9 @@ class StepsBeside:
             return None
         return outcome if outcome.final else None
 
-    def stand_down(self) -> bool:
+    def stand_down(self) -> StoodDown:
         """End every step (the running ones' process groups, the queued ones before they start),
-        wait for them, drop their copies; whether a disk filled meanwhile."""
+        wait for them, drop their copies; whether a disk filled meanwhile, and how long they ran."""
         self._cancel.set()
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
@@ -132,7 +136,7 @@ class StepsBeside:
             if self._pristine is not None:
                 remove_workdir(self._pristine)
                 self._pristine = None
-        return self._filled
+            return StoodDown(self._filled, self._busy_s)
 
 
 def run_in_copy(run: RunContext, key: str, command: str, copy: Path,

@@ -379,13 +379,27 @@ class BuildResult:
     """The build never started for a reason of the grading machine's (no sandbox): not the run's failure."""
 
 
+@dataclass(frozen=True)
+class StoodDown:
+    """What the steps beside a build did to it, as `Beside.stand_down` tells: whether the run's
+    disk filled while they wrote, and how long they ran (their CPU beside the build's)."""
+
+    filled: bool
+    busy_s: float
+
+
 class Beside(Protocol):
     """What runs beside a build step: started by `build_static`'s `after_install`."""
 
-    def stand_down(self) -> bool:
+    def stand_down(self) -> StoodDown:
         """End every step beside the build and drop their copies (the build failed: their results
-        would be discarded); whether the run's disk filled while they wrote beside it."""
+        would be discarded)."""
 
+
+CROWDED_SHARE = 0.1
+"""A build that timed out is done again alone only when the steps beside it ran for more than
+this share of its timeout: less could not have cost it its time, and a build that hangs is not
+made to hang twice."""
 
 AfterInstall = Callable[[Path], Beside]
 """Called with the workdir once the install passed, before the build step: starts what may run
@@ -414,8 +428,8 @@ def build_static(
     that exited 0, and so does one that reaches its process cap (see :func:`cap_failure`).
     ``after_install`` starts steps beside the build step once the install passed. A build that
     fails beside them ends them; one that may have failed because of them (the disk they share
-    filled, it ran out of time, or a write of it found no room) is done again alone, from the
-    start: its outcome is then the one it has without them.
+    filled, it ran out of time while they ran long (:data:`CROWDED_SHARE`), or a write of it found
+    no room) is done again alone, from the start: its outcome is then the one it has without them.
     """
     try:
         workdir = prepare_workdir(source, workdir_parent)
@@ -436,8 +450,9 @@ def build_static(
         steps.append(result)
         failed = cap_failure(label, result, disk)
         if (failed is not None or not result.ok) and beside is not None:
-            filled = beside.stand_down()
-            if filled or result.timed_out or (failed is not None and not result.over_process_cap) or \
+            stood = beside.stand_down()
+            late = result.timed_out and stood.busy_s > CROWDED_SHARE * timeout_s
+            if stood.filled or late or (failed is not None and not result.over_process_cap) or \
                     NO_ROOM.search(result.output):
                 remove_workdir(workdir.path)
                 return build_static(source, install, build, workdir_parent, timeout_s, sandbox, disk)

@@ -196,3 +196,15 @@ def test_copy_workdir_copies_everything_but_special_files(tmp_path: Path) -> Non
     assert os.readlink(copy / "outside") == "/etc/passwd", "a link is copied as a link, never followed"
     assert not (copy / "pipe").exists()
     assert (home_for(copy) / ".npmrc").read_text() == "cache"
+
+
+def test_a_build_let_go_ends_its_step_and_what_runs_beside_it(tmp_path: Path, scratch: RunDisk) -> None:
+    token = f"1000.{os.getpid()}{abs(hash(tmp_path)) % 10**6}"
+    run = FakeRun(scratch)
+    started: list[StepsBeside] = []
+    cancel = threading.Event()
+    threading.Timer(3, cancel.set).start()
+    result = build_static(_source(tmp_path), "true", f"sleep {token}", scratch.path, 60, BWRAP, scratch,
+                          after_install=_steps_beside(run, {"lint": f"sleep {token}"}, started), cancel=cancel)
+    assert not result.ok and not result.steps[-1].timed_out
+    assert not _running(token) and _no_step_threads()

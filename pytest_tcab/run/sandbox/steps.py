@@ -418,6 +418,7 @@ def build_static(
     sandbox: Sandbox,
     disk: RunDisk | None = None,
     after_install: AfterInstall | None = None,
+    cancel: threading.Event | None = None,
 ) -> BuildResult:
     """Run ``install`` then ``build`` in a copy of ``source``, each in ``sandbox``, and find the static output.
 
@@ -430,6 +431,8 @@ def build_static(
     fails beside them ends them; one that may have failed because of them (the disk they share
     filled, it ran out of time while they ran long (:data:`CROWDED_SHARE`), or a write of it found
     no room) is done again alone, from the start: its outcome is then the one it has without them.
+    Setting ``cancel`` (the run let go while its build runs in a thread) ends the step running and
+    starts no other: the result is not ok and is thrown away.
     """
     try:
         workdir = prepare_workdir(source, workdir_parent)
@@ -442,11 +445,15 @@ def build_static(
     steps: list[CommandResult] = []
     beside: Beside | None = None
     for label, command in (("install", install), ("build", build)):
+        if cancel is not None and cancel.is_set():
+            return BuildResult(ok=False, steps=tuple(steps), workdir=workdir.path, output_dir=None,
+                               message=f"{label}: not run, the run was let go", dropped=workdir.dropped)
         if label == "build" and after_install is not None:
             beside = after_install(workdir.path)
         if not command.strip():
             continue
-        result = run_command(command, workdir.path, timeout_s, env, sandbox=sandbox, step=label, disk=disk)
+        result = run_command(command, workdir.path, timeout_s, env, sandbox=sandbox, step=label, disk=disk,
+                             cancel=cancel)
         steps.append(result)
         failed = cap_failure(label, result, disk)
         if (failed is not None or not result.ok) and beside is not None:
@@ -455,7 +462,7 @@ def build_static(
             if stood.filled or late or (failed is not None and not result.over_process_cap) or \
                     NO_ROOM.search(result.output):
                 remove_workdir(workdir.path)
-                return build_static(source, install, build, workdir_parent, timeout_s, sandbox, disk)
+                return build_static(source, install, build, workdir_parent, timeout_s, sandbox, disk, cancel=cancel)
         if failed is not None:
             message, not_graded = failed
             return BuildResult(ok=False, steps=tuple(steps), workdir=workdir.path, output_dir=None, message=message,

@@ -20,6 +20,7 @@ import pytest
 
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.definition import Toolchain
+from pytest_tcab.options import BUILD_DISK_OPTION
 from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import NotGraded
 from pytest_tcab.outcomes import mark_recorded
@@ -33,6 +34,7 @@ from pytest_tcab.run.sandbox.steps import copy_workdir
 from pytest_tcab.run.sandbox.steps import ending
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.item import RunItem
+from pytest_tcab.run.media import size_text
 from pytest_tcab.toml import line_in
 
 
@@ -79,11 +81,16 @@ class ToolchainItem(RunItem):
         """Run the step now, in a copy of the built workdir; a copy past the run's disk cap fails it."""
         try:
             copy = copy_workdir(workdir)
-        except OSError as exc:
-            over = self.run.disk.past_cap()
-            if exc.errno != errno.ENOSPC or over is None:
+        except OSError as exc:  # the partial copy is gone with it: say the cap, not what it held
+            if exc.errno != errno.ENOSPC:
                 raise
-            raise ToolchainFailed(f"{self.key} failed: its copy of the build folder went {over}") from None
+            disk = self.run.disk
+            host = disk.host_out_of_room()
+            if host is not None:
+                raise NotGraded(f"{self.key}: {host}") from None
+            raise ToolchainFailed(f"{self.key} failed: a copy of the build folder to run it in does not fit the "
+                                  f"run's disk cap of {size_text(disk.cap)}{disk.lowered()} ({BUILD_DISK_OPTION})"
+                                  ) from None
         return run_in_copy(self.run, self.key, self.command, copy)
 
 

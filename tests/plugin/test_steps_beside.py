@@ -67,10 +67,9 @@ def _stable(message: str) -> str:
 
 
 def session(pytester: pytest.Pytester, name: str, runs: dict[str, dict[str, str]], *args: str,
-            early: bool = True) -> tuple[Path, pytest.RunResult]:
+            early: bool = True, conftest: str = "") -> tuple[Path, pytest.RunResult]:
     root = pytester.mkdir(name)
-    if not early:
-        (root / "conftest.py").write_text(EARLY_OFF)
+    (root / "conftest.py").write_text(("" if early else EARLY_OFF) + conftest)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(root)
         done = pytester.run(sys.executable, "-m", "pytest", *ARGS, "--tcab-build-timeout=120", *args,
@@ -152,3 +151,27 @@ def test_a_step_that_fills_the_runs_disk_fails_its_own_item_naming_the_cap(pytes
     assert {item: seen for item, seen in found["filler"].items() if item != "lint"} == \
         {item: seen for item, seen in found["honest"].items() if item != "lint"}, "the build and the rest as honest"
     assert not list(small_scratch.glob("tcab-run-*")), "what the filler wrote is gone"
+
+
+NO_ROOM_FOR_A_COPY = """
+import errno
+
+import pytest_tcab.run.sandbox.toolchain as toolchain
+
+
+def _no_room(workdir):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+toolchain.copy_workdir = _no_room
+"""
+"""A conftest for the graded session: every copy of the built workdir for a step at its turn finds the disk full."""
+
+
+def test_a_step_whose_copy_does_not_fit_the_disk_fails_naming_the_cap(pytester: pytest.Pytester) -> None:
+    root, done = session(pytester, "no-room", {"honest": {}}, early=False, conftest=NO_ROOM_FOR_A_COPY)
+    found = outcomes(root)["honest"]
+    assert found["typecheck"][0] == "failed" and found["lint"][0] == "failed", found
+    assert found["build"][0] == "passed"
+    done.stdout.fnmatch_lines(["*typecheck failed: a copy of the build folder to run it in does not fit the run's "
+                               "disk cap of * (--tcab-build-disk)*"])

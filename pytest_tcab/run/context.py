@@ -24,6 +24,8 @@ import pytest
 from pytest_tcab.case import CaseVersion
 from pytest_tcab.case import Variant
 from pytest_tcab.run.browser.serve import StaticServer
+from pytest_tcab.run.sandbox.beside import beside_build
+from pytest_tcab.run.sandbox.beside import end_beside
 from pytest_tcab.run.sandbox.disk import RunDisk
 from pytest_tcab.run.sandbox.disk import make_disk
 from pytest_tcab.run.sandbox.sandbox import SandboxUnavailable
@@ -170,6 +172,7 @@ class RunContext:
     def release(self) -> None:
         """Let go of what the run holds: its server, its build folder, its snapshot (and its
         entrants', for a tournament). Asked again afterwards, the run builds and serves anew."""
+        end_beside(self)
         for entrant in self.entrants:
             if entrant is not self:
                 entrant.release()
@@ -199,7 +202,8 @@ class RunContext:
             else:
                 if not self._take_shared_build():
                     self._build = build_static(self.source, self.case.build.install, self.case.build.build,
-                                               self.scratch(), timeout, sandbox, self.disk)
+                                               self.scratch(), timeout, sandbox, self.disk,
+                                               after_install=beside_build(self))
                     if not self._build.ok:
                         self.drop_full_disk()
                     if shared_builds(self.config) is not None and self._disk is not None:

@@ -9,6 +9,7 @@ protocol and ends it with the session; what a crossing does to the page is the c
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -185,6 +186,15 @@ class JudgeRuntime:
             ready = self._next(_now() + START_TIMEOUT_S, None)
             if ready is None or ready.get("type") != "ready":
                 raise JudgeFailed(f"the judge runtime did not start within {START_TIMEOUT_S:g} s: {self._died()}")
+
+    def warm(self) -> None:
+        """Start Node in a thread of its own (while a run builds), so the run's first script finds
+        it ready. A failure to start is left for that script's own `start` to tell."""
+        def start() -> None:
+            with self._lock, contextlib.suppress(JudgeUnavailable, JudgeFailed, OSError):
+                self.start()
+
+        threading.Thread(target=start, daemon=True, name="tcab-judge-warm").start()
 
     def _send(self, message: dict[str, Any]) -> None:
         process = self._process

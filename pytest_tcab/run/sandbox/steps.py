@@ -9,14 +9,17 @@ import re
 import selectors
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import Protocol
 
 from pytest_tcab.bounded import HeadTail
 from pytest_tcab.bounded import bound
@@ -26,6 +29,7 @@ from pytest_tcab.run.sandbox.sandbox import MEMORY_SCOPES
 from pytest_tcab.run.sandbox.sandbox import AppliedCaps
 from pytest_tcab.run.sandbox.sandbox import PROCESS_SCOPES
 from pytest_tcab.run.sandbox.sandbox import Sandbox
+from pytest_tcab.run.sandbox.sandbox import home_for
 from pytest_tcab.run.media import size_text
 
 OUTPUT_CAP_BYTES = 1024 * 1024
@@ -132,6 +136,7 @@ def run_command(
     sandbox: Sandbox,
     step: str = "build",
     disk: RunDisk | None = None,
+    cancel: threading.Event | None = None,
 ) -> CommandResult:
     """Run ``command`` with ``bash -c`` in ``cwd``, inside ``sandbox``, as the leader of a new process group.
 
@@ -144,10 +149,12 @@ def run_command(
     its watchdog, where it has one, ends the step past the cap. A step whose pids cgroup refused
     a fork (or, under RLIMIT_NPROC, that prints so) is ended at once too: it has failed already,
     and a fork loop retrying against its cap would otherwise hold the sweep until its timeout.
+    Setting ``cancel`` (from another thread: a step run beside the build, `run.sandbox.beside`)
+    ends it the same way.
     """
     start = time.monotonic()
     with sandbox.capped() as caps:
-        stop = _ended_by_caps(caps, disk)
+        stop = _ended_by_caps(caps, disk, cancel)
         argv, full_env = sandbox.wrap(["bash", "-c", command], cwd, dict(os.environ if env is None else env), step,
                                       [*caps.argv, *(disk.argv() if disk is not None else [])])
         proc = subprocess.Popen(
@@ -187,9 +194,13 @@ def run_command(
     )
 
 
-def _ended_by_caps(caps: AppliedCaps, disk: RunDisk | None) -> Callable[[], bool] | None:
-    """What, polled while the step runs, says to end it now: its disk's watchdog, its pids cgroup."""
+def _ended_by_caps(caps: AppliedCaps, disk: RunDisk | None,
+                   cancel: threading.Event | None = None) -> Callable[[], bool] | None:
+    """What, polled while the step runs, says to end it now: its disk's watchdog, its pids cgroup,
+    its caller."""
     checks = [disk.over] if disk is not None else []
+    if cancel is not None:
+        checks.append(cancel.is_set)
     if caps.forks_refused() is not None:
         checks.append(lambda: bool(caps.forks_refused()))
     if caps.held_at_cap() is not None:  # RLIMIT_NPROC: its tasks counted, as no refusal is
@@ -330,6 +341,36 @@ def _is_within(path: str, root: Path) -> bool:
     return path == str(root) or path.startswith(str(root) + os.sep)
 
 
+def copy_workdir(workdir: Path) -> Path:
+    """A copy of a build's `workdir` and its private home, beside them (on the run's disk): what a
+    toolchain step runs in, so it reads what the build installed and can change nothing the build
+    reads or serves. Everything is copied as it is (`node_modules` too, links as links, never
+    followed), but what is not a file, folder or link: a FIFO the install left would hang the copy.
+    A copy that does not fit the run's disk is removed and raises (ENOSPC)."""
+    dest = Path(tempfile.mkdtemp(prefix="tcab-step-", dir=workdir.parent))
+    try:
+        for source, copy in ((workdir, dest), (home_for(workdir), home_for(dest))):
+            if source.is_dir():
+                shutil.copytree(source, copy, symlinks=True, ignore=_not_copied, dirs_exist_ok=True)
+    except BaseException:
+        remove_workdir(dest)
+        raise
+    return dest
+
+
+def _not_copied(folder: str, names: list[str]) -> set[str]:
+    """The entries of `folder` that are neither a regular file, a folder nor a link."""
+    return {name for name in names
+            if not stat.S_ISREG(mode := os.lstat(os.path.join(folder, name)).st_mode)
+            and not stat.S_ISDIR(mode) and not stat.S_ISLNK(mode)}
+
+
+def remove_workdir(workdir: Path) -> None:
+    """Remove a build's folder and its private home (a copy's, or one built again)."""
+    shutil.rmtree(workdir, ignore_errors=True)
+    shutil.rmtree(home_for(workdir), ignore_errors=True)
+
+
 @dataclass(frozen=True)
 class BuildResult:
     """The outcome of install + build, with a message that says what went wrong in user terms."""
@@ -347,6 +388,36 @@ class BuildResult:
     """The build never started for a reason of the grading machine's (no sandbox): not the run's failure."""
 
 
+@dataclass(frozen=True)
+class StoodDown:
+    """What the steps beside a build did to it, as `Beside.stand_down` tells: whether the run's
+    disk filled while they wrote, and how long they ran (their CPU beside the build's)."""
+
+    filled: bool
+    busy_s: float
+
+
+class Beside(Protocol):
+    """What runs beside a build step: started by `build_static`'s `after_install`."""
+
+    def stand_down(self) -> StoodDown:
+        """End every step beside the build and drop their copies (the build failed: their results
+        would be discarded)."""
+
+
+CROWDED_SHARE = 0.1
+"""A build that timed out is done again alone only when the steps beside it ran for more than
+this share of its timeout: less could not have cost it its time, and a build that hangs is not
+made to hang twice."""
+
+AfterInstall = Callable[[Path], Beside]
+"""Called with the workdir once the install passed, before the build step: starts what may run
+beside the build (`run.sandbox.beside`), and returns it."""
+
+NO_ROOM = re.compile(r"ENOSPC|No space left on device", re.IGNORECASE)
+"""What a tool prints when a write found the disk full: a run's disk shared by steps side by side."""
+
+
 def build_static(
     source: Path,
     install: str,
@@ -355,6 +426,8 @@ def build_static(
     timeout_s: float,
     sandbox: Sandbox,
     disk: RunDisk | None = None,
+    after_install: AfterInstall | None = None,
+    cancel: threading.Event | None = None,
 ) -> BuildResult:
     """Run ``install`` then ``build`` in a copy of ``source``, each in ``sandbox``, and find the static output.
 
@@ -363,6 +436,12 @@ def build_static(
     The copy is left in place: the caller serves ``output_dir`` from it and removes it after.
     A step that fills ``disk`` (the run's, holding ``workdir_parent``) fails the build, even one
     that exited 0, and so does one that reaches its process cap (see :func:`cap_failure`).
+    ``after_install`` starts steps beside the build step once the install passed. A build that
+    fails beside them ends them; one that may have failed because of them (the disk they share
+    filled, it ran out of time while they ran long (:data:`CROWDED_SHARE`), or a write of it found
+    no room) is done again alone, from the start: its outcome is then the one it has without them.
+    Setting ``cancel`` (the run let go while its build runs in a thread) ends the step running and
+    starts no other: the result is not ok and is thrown away.
     """
     try:
         workdir = prepare_workdir(source, workdir_parent)
@@ -373,12 +452,26 @@ def build_static(
                            message=f"the produced tree does not fit its build folder: copying it went {over}")
     env = build_environment()
     steps: list[CommandResult] = []
+    beside: Beside | None = None
     for label, command in (("install", install), ("build", build)):
+        if cancel is not None and cancel.is_set():
+            return BuildResult(ok=False, steps=tuple(steps), workdir=workdir.path, output_dir=None,
+                               message=f"{label}: not run, the run was let go", dropped=workdir.dropped)
+        if label == "build" and after_install is not None:
+            beside = after_install(workdir.path)
         if not command.strip():
             continue
-        result = run_command(command, workdir.path, timeout_s, env, sandbox=sandbox, step=label, disk=disk)
+        result = run_command(command, workdir.path, timeout_s, env, sandbox=sandbox, step=label, disk=disk,
+                             cancel=cancel)
         steps.append(result)
         failed = cap_failure(label, result, disk)
+        if (failed is not None or not result.ok) and beside is not None:
+            stood = beside.stand_down()
+            late = result.timed_out and stood.busy_s > CROWDED_SHARE * timeout_s
+            if stood.filled or late or (failed is not None and not result.over_process_cap) or \
+                    NO_ROOM.search(result.output):
+                remove_workdir(workdir.path)
+                return build_static(source, install, build, workdir_parent, timeout_s, sandbox, disk, cancel=cancel)
         if failed is not None:
             message, not_graded = failed
             return BuildResult(ok=False, steps=tuple(steps), workdir=workdir.path, output_dir=None, message=message,
@@ -393,6 +486,8 @@ def build_static(
                 dropped=workdir.dropped,
             )
     output_dir, problem = find_output_dir(workdir.path)
+    if output_dir is None and beside is not None:
+        beside.stand_down()
     if output_dir is not None:
         problem = f"built: serving {output_dir.name}/ from {workdir.path}"
     return BuildResult(

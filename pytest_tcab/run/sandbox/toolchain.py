@@ -4,31 +4,37 @@ spec/definitions.md: "typecheck is required and a non-zero exit rates the run br
 rest are recorded". So `toolchain[typecheck]` fails as a build does, and `lint`, `format` and
 `test` keep their exit code and output tail as figures: a non-zero exit of one of them is
 reported RECORDED, a skip underneath, which shows in the terminal and results.json without
-touching the exit status. Each step runs in the workdir the build left (its installed
-dependencies are what the toolchain needs), bounded by `--tcab-build-timeout`.
+touching the exit status. Each step runs in a copy of its own of the workdir (its installed
+dependencies are what the toolchain needs), bounded by `--tcab-build-timeout`: started beside the
+build step, as soon as the install passed (`run.sandbox.beside`), or at its turn, after the build.
 """
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_tcab.errors import TcabError
 from pytest_tcab.models.definition import Toolchain
+from pytest_tcab.options import BUILD_DISK_OPTION
 from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import NotGraded
 from pytest_tcab.outcomes import mark_recorded
 from pytest_tcab.outcomes import skip_at_item
-from pytest_tcab.run.sandbox.sandbox import session_sandbox
+from pytest_tcab.run.sandbox.beside import StepOutcome
+from pytest_tcab.run.sandbox.beside import run_in_copy
+from pytest_tcab.run.sandbox.beside import taken
+from pytest_tcab.run.sandbox.beside import want
 from pytest_tcab.run.sandbox.steps import _step_failure
-from pytest_tcab.run.sandbox.steps import build_environment
-from pytest_tcab.run.sandbox.steps import cap_failure
+from pytest_tcab.run.sandbox.steps import copy_workdir
 from pytest_tcab.run.sandbox.steps import ending
-from pytest_tcab.run.sandbox.steps import run_command
 from pytest_tcab.run.context import RunContext
 from pytest_tcab.run.item import RunItem
+from pytest_tcab.run.media import size_text
 from pytest_tcab.toml import line_in
 
 
@@ -41,7 +47,7 @@ class ToolchainFailed(TcabError):
 
 
 class ToolchainItem(RunItem):
-    """`toolchain[<step>]`: one `[toolchain]` command, run where the build ran."""
+    """`toolchain[<step>]`: one `[toolchain]` command, run over what the build installed."""
 
     kind = "toolchain"
 
@@ -55,12 +61,11 @@ class ToolchainItem(RunItem):
         self.record(command=self.command, required=self.required)  # also when the build failed
         build = self.run.require_build()
         timeout = float(self.config.getoption("tcab_build_timeout"))
-        result = run_command(self.command, build.workdir, timeout, build_environment(),
-                             sandbox=session_sandbox(self.config), step=self.key, disk=self.run.disk)
+        outcome = taken(self.run, self.key) or self._at_turn(build.workdir)
+        result, failed = outcome.result, outcome.failed
         self.record(returncode=result.returncode, timed_out=result.timed_out, duration_s=round(result.duration_s, 3),
                     output=result.tail(200), **result.confinement,
                     **{key: value for key, value in result.figures().items() if key in CAP_FIGURES})
-        failed = cap_failure(self.key, result, self.run.disk)
         if failed is not None:  # a recorded step too: the disk it filled, the processes it forked are the run's
             self.run.drop_full_disk()
             raise NotGraded(failed[0]) if failed[1] else ToolchainFailed(failed[0])
@@ -71,6 +76,27 @@ class ToolchainItem(RunItem):
             raise ToolchainFailed(f"{message}\n{result.tail()}".rstrip())
         mark_recorded(self)
         skip_at_item(f"{RECORDED}: {ending(result, timeout)}")
+
+    def _at_turn(self, workdir: Path) -> StepOutcome:
+        """Run the step now, in a copy of the built workdir; a copy past the run's disk cap fails it."""
+        try:
+            copy = copy_workdir(workdir)
+        except OSError as exc:  # the partial copy is gone with it: say the cap, not what it held
+            if exc.errno != errno.ENOSPC:
+                raise
+            disk = self.run.disk
+            host = disk.host_out_of_room()
+            if host is not None:
+                raise NotGraded(f"{self.key}: {host}") from None
+            raise ToolchainFailed(f"{self.key} failed: a copy of the build folder to run it in does not fit the "
+                                  f"run's disk cap of {size_text(disk.cap)}{disk.lowered()} ({BUILD_DISK_OPTION})"
+                                  ) from None
+        return run_in_copy(self.run, self.key, self.command, copy)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Only the steps of selected items (after `-k`, `--lf`, deselection) start beside a build."""
+    want(session.config, session.items)
 
 
 @pytest.hookimpl(tryfirst=True)

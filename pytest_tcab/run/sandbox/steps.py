@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from collections.abc import Mapping
@@ -127,6 +128,7 @@ def run_command(
     sandbox: Sandbox,
     step: str = "build",
     disk: RunDisk | None = None,
+    cancel: threading.Event | None = None,
 ) -> CommandResult:
     """Run ``command`` with ``bash -c`` in ``cwd``, inside ``sandbox``, as the leader of a new process group.
 
@@ -139,10 +141,12 @@ def run_command(
     its watchdog, where it has one, ends the step past the cap. A step whose pids cgroup refused
     a fork (or, under RLIMIT_NPROC, that prints so) is ended at once too: it has failed already,
     and a fork loop retrying against its cap would otherwise hold the sweep until its timeout.
+    Setting ``cancel`` (from another thread: a step run beside the build, `run.sandbox.beside`)
+    ends it the same way.
     """
     start = time.monotonic()
     with sandbox.capped() as caps:
-        stop = _ended_by_caps(caps, disk)
+        stop = _ended_by_caps(caps, disk, cancel)
         argv, full_env = sandbox.wrap(["bash", "-c", command], cwd, dict(os.environ if env is None else env), step,
                                       [*caps.argv, *(disk.argv() if disk is not None else [])])
         proc = subprocess.Popen(
@@ -180,9 +184,13 @@ def run_command(
     )
 
 
-def _ended_by_caps(caps: AppliedCaps, disk: RunDisk | None) -> Callable[[], bool] | None:
-    """What, polled while the step runs, says to end it now: its disk's watchdog, its pids cgroup."""
+def _ended_by_caps(caps: AppliedCaps, disk: RunDisk | None,
+                   cancel: threading.Event | None = None) -> Callable[[], bool] | None:
+    """What, polled while the step runs, says to end it now: its disk's watchdog, its pids cgroup,
+    its caller."""
     checks = [disk.over] if disk is not None else []
+    if cancel is not None:
+        checks.append(cancel.is_set)
     if caps.forks_refused() is not None:
         checks.append(lambda: bool(caps.forks_refused()))
     return (lambda: any(check() for check in checks)) if checks else None
@@ -346,6 +354,7 @@ def build_static(
     timeout_s: float,
     sandbox: Sandbox,
     disk: RunDisk | None = None,
+    cancel: threading.Event | None = None,
 ) -> BuildResult:
     """Run ``install`` then ``build`` in a copy of ``source``, each in ``sandbox``, and find the static output.
 
@@ -354,6 +363,8 @@ def build_static(
     The copy is left in place: the caller serves ``output_dir`` from it and removes it after.
     A step that fills ``disk`` (the run's, holding ``workdir_parent``) fails the build, even one
     that exited 0, and so does one that reaches its process cap (see :func:`cap_failure`).
+    ``cancel``, set from another thread (the run let go while its build ran in the background),
+    ends the step running and starts no other.
     """
     try:
         workdir = prepare_workdir(source, workdir_parent)
@@ -365,9 +376,10 @@ def build_static(
     env = build_environment()
     steps: list[CommandResult] = []
     for label, command in (("install", install), ("build", build)):
-        if not command.strip():
+        if not command.strip() or (cancel is not None and cancel.is_set()):
             continue
-        result = run_command(command, workdir.path, timeout_s, env, sandbox=sandbox, step=label, disk=disk)
+        result = run_command(command, workdir.path, timeout_s, env, sandbox=sandbox, step=label, disk=disk,
+                             cancel=cancel)
         steps.append(result)
         failed = cap_failure(label, result, disk)
         if failed is not None:

@@ -63,7 +63,9 @@ def test_a_finished_run_leaves_no_build_folder_and_no_server(pytester: pytest.Py
     monkeypatch.setenv("TCAB_RELEASE_LOG", str(log))
     pytester.makeconftest(OBSERVER)
     names = ("good", "game", "good-2", "good-3")
-    result = pytester.runpytest_subprocess(*ARGS, *(f"--tcab-run={runs / name}" for name in names), "--tcab-out=out")
+    # One run at a time: with builds begun early (--tcab-concurrency), the next run's folder is there already.
+    result = pytester.runpytest_subprocess(*ARGS, *(f"--tcab-run={runs / name}" for name in names), "--tcab-out=out",
+                                           "--tcab-concurrency=1")
     result.assert_outcomes(passed=11, skipped=4)
     seen = [json.loads(line) for line in log.read_text().splitlines()]
     assert [entry["run"] for entry in seen] == list(names)

@@ -233,9 +233,14 @@ class RunContext:
     def build(self) -> BuildResult:
         """The static build of the source tree, done on first use and shared afterwards; when
         `start_build` began it, its result once it ends."""
-        early, self._early = self._early, None
+        early = self._early
         if early is not None:
-            early.wait()
+            try:
+                early.wait()
+            except Exception:
+                self._early = None
+                raise
+            self._early = None  # kept while it is waited for: a Ctrl-C there leaves it to `release` to end
         if self._build is None:
             self._build_now()
         assert self._build is not None

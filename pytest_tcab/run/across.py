@@ -70,6 +70,7 @@ class AcrossRuns:
     def __init__(self, limit: int, order: Sequence[RunContext]) -> None:
         self.limit = limit
         self.order = list(order)
+        self._places = {id(run): place for place, run in enumerate(self.order)}
         self.started: list[RunContext] = []
         """Runs whose build `advance` began, until they are let go."""
         self.stopped = False
@@ -77,10 +78,10 @@ class AcrossRuns:
     def advance(self, current: RunContext) -> list[RunContext]:
         """Called as an item of `current` starts: once its build is done, begin the builds of the
         runs after it, until `limit` runs (`current` one of them) build or grade; those begun."""
-        if self.stopped or current.finished_build is None or current not in self.order:
+        at = self._places.get(id(current))
+        if self.stopped or current.finished_build is None or at is None:
             return []
         begun = []
-        at = self.order.index(current)
         for index in range(at + 1, len(self.order)):
             if len([run for run in self.started if run is not current]) + 1 >= self.limit:
                 break

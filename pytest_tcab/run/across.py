@@ -71,6 +71,8 @@ class AcrossRuns:
         self.limit = limit
         self.order = list(order)
         self._places = {id(run): place for place, run in enumerate(self.order)}
+        self._untried = 0
+        """The place of the first run not yet asked to begin early: each is asked once."""
         self.started: list[RunContext] = []
         """Runs whose build `advance` began, until they are let go."""
         self.stopped = False
@@ -82,16 +84,18 @@ class AcrossRuns:
         if self.stopped or current.finished_build is None or at is None:
             return []
         begun = []
-        for index in range(at + 1, len(self.order)):
-            if len([run for run in self.started if run is not current]) + 1 >= self.limit:
-                break
-            run = self.order[index]
-            if run in self.started:
-                continue
-            if run.start_build(tuple(self.order[:index])):
+        self._untried = max(self._untried, at + 1)
+        while self._untried < len(self.order) and self._at_once(current) < self.limit:
+            run = self.order[self._untried]
+            if run.start_build(tuple(self.order[:self._untried])):
                 self.started.append(run)
                 begun.append(run)
+            self._untried += 1
         return begun
+
+    def _at_once(self, current: RunContext) -> int:
+        """The runs building or grading now: `current`, and those begun early and not yet let go."""
+        return 1 + sum(run is not current for run in self.started)
 
     def finished(self, run: RunContext) -> None:
         if run in self.started:

@@ -107,7 +107,8 @@ def sweep(run: Path, count: int) -> None:
         (scratch / "tcab_profile_stamper.py").write_text(STAMPER)
         runs = scratch / "runs"
         for index in range(count):
-            shutil.copytree(run, runs / f"{run.name}-{index + 1}", ignore=shutil.ignore_patterns("node_modules", "dist"))
+            shutil.copytree(run, runs / f"{run.name}-{index + 1}",
+                            ignore=shutil.ignore_patterns("node_modules", "dist"))
         session(runs / f"{run.name}-1", scratch)  # warm-up: npm's and the browser's caches
         measured = {name: session(runs, scratch, *options) for name, options, _ in SWEEP_MODES}
     print(f"sweep of {count} copies of {run.relative_to(REPO) if run.is_relative_to(REPO) else run}")

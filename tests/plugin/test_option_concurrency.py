@@ -28,8 +28,8 @@ from pytest_tcab.run.browser.discovery import find_chromium
 GAMES = Path(__file__).resolve().parents[1] / "run" / "browser" / "games"
 SUITE = Path("suite")
 DEMO = SUITE / "test-cases/end-to-end/easy/demo/v1.0.0/test-case.toml"
-ARGS = ("-p", "no:cacheprovider", "-p", "no:faulthandler", "-p", "tcab_stamps", f"--tcab-suite={SUITE}", "--tcab-build-timeout=120",
-        "--tcab-build-disk=96MiB")
+ARGS = ("-p", "no:cacheprovider", "-p", "no:faulthandler", "-p", "tcab_stamps", f"--tcab-suite={SUITE}",
+        "--tcab-build-timeout=120", "--tcab-build-disk=96MiB")
 BUILD = "if [ -f hostile.sh ]; then bash hostile.sh; fi; mkdir -p dist && cp index.html dist/"
 """The demo case's build: a run's own `hostile.sh` first, where it has one (what a produced build may do)."""
 STAMPS = '''

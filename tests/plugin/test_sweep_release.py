@@ -125,7 +125,9 @@ def test_scratch_does_not_grow_from_run_to_run(pytester: pytest.Pytester, monkey
     monkeypatch.setenv("TMPDIR", str(scratch))
     monkeypatch.setenv("TCAB_RELEASE_LOG", str(log))
     pytester.makeconftest(SCRATCH_OBSERVER)
-    result = pytester.runpytest_subprocess(*ARGS, *(f"--tcab-run={runs / name}" for name in names), "--tcab-out=out")
+    # One run at a time: with builds begun early (--tcab-concurrency), the next run's folder is there already.
+    result = pytester.runpytest_subprocess(*ARGS, *(f"--tcab-run={runs / name}" for name in names), "--tcab-out=out",
+                                           "--tcab-concurrency=1")
     result.assert_outcomes(passed=15, skipped=5)
     seen = [json.loads(line)["files"] for line in log.read_text().splitlines()]
     # The last run's sample comes after the session's teardown (its browser gone): runs 2 and 4.

@@ -16,6 +16,14 @@ start and stop), and prints per step its wall time, then:
 
 With several rounds the first is a warm-up (caches of npm and the browser) and the medians of
 the others are printed.
+
+``python benchmarks/bench_run_profile.py --sweep [RUNS]`` (default 8) gives the sweep-level figure,
+side by side in one run: RUNS copies of the run (each its own build: no `--tcab-share-builds`)
+graded serially, under ``-n 2``, and serially with ``--tcab-concurrency=2``, after one warm-up
+session. For each: the sweep's wall time, the sum of its runs' critical paths divided by the
+workers (the least wall time those workers could take), the ratio of the two, and the wall time
+as a ratio to the serial one. A run's build counts by its steps' own time (what its build item
+records), not its item's: a build begun early leaves its item little to wait for.
 """
 
 from __future__ import annotations
@@ -43,26 +51,31 @@ import os
 def pytest_runtest_logreport(report):
     data = getattr(report, "tcab", None) or {}
     kind = data.get("item", {}).get("kind", "?")
+    steps = data.get("figures", {}).get("steps") or []
     with open(os.environ["TCAB_PROFILE"], "a") as log:
         log.write(json.dumps({"nodeid": report.nodeid, "kind": kind, "when": report.when,
-                              "start": report.start, "stop": report.stop}) + "\\n")
+                              "start": report.start, "stop": report.stop,
+                              "steps_s": sum(step.get("duration_s", 0.0) for step in steps)}) + "\\n")
 '''
 
 
-def session(run: Path, scratch: Path) -> tuple[float, list[dict[str, Any]]]:
-    """The process's wall seconds and every phase stamp of one session grading `run`."""
+def session(run: Path, scratch: Path, *options: str) -> tuple[float, list[dict[str, Any]]]:
+    """The process's wall seconds and every phase stamp of one session grading `run` (a run, or a
+    folder of runs: a sweep), with `options`."""
     stamps = scratch / "stamps.jsonl"
     stamps.unlink(missing_ok=True)
     out = Path(tempfile.mkdtemp(prefix="out-", dir=scratch))
     env = {**os.environ, "TCAB_PROFILE": str(stamps),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(scratch), os.environ.get("PYTHONPATH")]))}
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tcab_profile_stamper",
-            f"--tcab-suite={REPO / 'example-suite'}", f"--tcab-run={run}", f"--tcab-out={out}"]
+            f"--tcab-suite={REPO / 'example-suite'}", f"--tcab-run={run}", f"--tcab-out={out}", *options]
     start = time.monotonic()
     subprocess.run(argv, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     wall = time.monotonic() - start
     shutil.rmtree(out, ignore_errors=True)
-    return wall, [json.loads(line) for line in stamps.read_text().splitlines()] if stamps.exists() else []
+    found = [json.loads(line) for line in stamps.read_text().splitlines()] if stamps.exists() else []
+    # Under xdist the controller logs each report again: one stamp per phase.
+    return wall, list({(stamp["nodeid"], stamp["when"]): stamp for stamp in found}.values())
 
 
 def profile(stamps: list[dict[str, Any]]) -> tuple[dict[str, tuple[str, float]], float, float]:
@@ -70,7 +83,10 @@ def profile(stamps: list[dict[str, Any]]) -> tuple[dict[str, tuple[str, float]],
     steps: dict[str, tuple[str, float]] = {}
     for stamp in stamps:
         kind, took = steps.get(str(stamp["nodeid"]), (str(stamp["kind"]), 0.0))
-        steps[str(stamp["nodeid"])] = (kind, took + float(stamp["stop"]) - float(stamp["start"]))
+        phase = float(stamp["stop"]) - float(stamp["start"])
+        if kind == "build" and stamp["when"] == "call":  # its steps' time: begun early, its item only waits
+            phase = max(float(stamp.get("steps_s", 0.0)), 0.0) or phase
+        steps[str(stamp["nodeid"])] = (kind, took + phase)
     chain = sum(took for kind, took in steps.values() if kind not in BESIDE)
     beside = [took for kind, took in steps.values() if kind in BESIDE]
     critical = max([chain, *beside])
@@ -78,7 +94,39 @@ def profile(stamps: list[dict[str, Any]]) -> tuple[dict[str, tuple[str, float]],
     return steps, critical, wall
 
 
+SWEEP_MODES = (("serial", ("--tcab-concurrency=1",), 1), ("-n 2", ("-n", "2"), 2),
+               ("--tcab-concurrency=2", ("--tcab-concurrency=2",), 1))
+"""How the sweep is graded, side by side: a name, the options, the workers (processes grading)."""
+
+
+def sweep(run: Path, count: int) -> None:
+    """The sweep-level figure: `count` copies of `run`, graded in each of :data:`SWEEP_MODES`."""
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="bench-profile-") as folder:
+        scratch = Path(folder)
+        (scratch / "tcab_profile_stamper.py").write_text(STAMPER)
+        runs = scratch / "runs"
+        for index in range(count):
+            shutil.copytree(run, runs / f"{run.name}-{index + 1}",
+                            ignore=shutil.ignore_patterns("node_modules", "dist"))
+        session(runs / f"{run.name}-1", scratch)  # warm-up: npm's and the browser's caches
+        measured = {name: session(runs, scratch, *options) for name, options, _ in SWEEP_MODES}
+    print(f"sweep of {count} copies of {run.relative_to(REPO) if run.is_relative_to(REPO) else run}")
+    serial = measured["serial"][0]
+    for name, _, workers in SWEEP_MODES:
+        wall, stamps = measured[name]
+        paths = [profile([stamp for stamp in stamps if stamp["nodeid"].startswith(prefix)])[1]
+                 for prefix in sorted({stamp["nodeid"].split("/.tcab/")[0] for stamp in stamps})]
+        bound = sum(paths) / workers
+        print(f"  {name:<22} wall {wall:6.1f} s = {wall / serial:.2f}x serial; {len(paths)} runs' critical paths "
+              f"{sum(paths):6.1f} s / {workers} worker(s) = {bound:6.1f} s; wall = {wall / bound:.2f}x of it")
+    print(f"  load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; {os.cpu_count()} cores")
+
+
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--sweep":
+        sweep((REPO / "example-suite/runs/carom-e2e").resolve(), int(sys.argv[2]) if len(sys.argv) > 2 else 8)
+        return
     run = Path(sys.argv[1] if len(sys.argv) > 1 else "example-suite/runs/carom-e2e").resolve()
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     load = os.getloadavg()[0]

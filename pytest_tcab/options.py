@@ -53,6 +53,7 @@ SCHEMAS_OPTION = "--tcab-schemas"
 REVIEW_OPTION = "--tcab-review"
 REPORT_FORMS = ("linked", "self-contained")
 """`--tcab-report`: report.html links its media beside it, or embeds them."""
+CONCURRENCY_OPTION = "--tcab-concurrency"
 # -- retries and regrading (run/attempts.py) --
 RETRIES_OPTION = "--tcab-retries"
 REGRADE_OPTION = "--tcab-regrade"
@@ -370,6 +371,23 @@ def add_options(parser: pytest.Parser) -> None:
                          "implies it): a `review` item per run says what is missing")
 
     _add_review_page_options(group)
+    _add_concurrency_options(group)
+
+
+def parse_concurrency(text: str) -> int:
+    """`--tcab-concurrency` as a whole number of runs, at least 1 (argparse `type`)."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of runs (1 or more), e.g. 2")
+    return int(text)
+
+
+def _add_concurrency_options(group: _TwinnedGroup) -> None:
+    """Runs built ahead of their turn (`run.across`)."""
+    group.addoption(CONCURRENCY_OPTION, dest="tcab_concurrency", type=parse_concurrency, metavar="N",
+                    help="in a sweep, begin the next runs' builds while a run's browser and judge items run, up "
+                         "to N runs building or grading at once (default: the cores, no more than the memory "
+                         "holds at --tcab-build-memory each; 1: one run at a time). Off under xdist. No outcome, "
+                         "order or report changes")
 
 
 def parse_file_count(text: str) -> int:

@@ -2,7 +2,8 @@
 
 It holds the resolved case, variant and engine, the tree to build, the private snapshot of the
 reporter-side material (taken at collection, before any build step), the build (done once, on
-first use) and the loopback server of its static output. How a session finds its runs is
+first use, or begun early in a thread of its own by `start_build`) and the loopback server of
+its static output. How a session finds its runs is
 `run.collect`'s; the items' base class is `run.item`'s.
 
 A plugin of its own (registered with the run families): when a run's last item ends
@@ -12,9 +13,13 @@ sweep holds at its thousandth run what it held at its third.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import os
 import re
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
@@ -69,6 +74,7 @@ class RunContext:
         self.label = label
         """Distinguishes runs in results.json: the run dir's name, or `reference-<slug>-<version>-<variant>`."""
         self._build: BuildResult | None = None
+        self._early: EarlyBuild | None = None
         self._server: StaticServer | None = None
         self._disk: RunDisk | None = None
         self._material: Material | None = None
@@ -172,6 +178,7 @@ class RunContext:
     def release(self) -> None:
         """Let go of what the run holds: its server, its build folder, its snapshot (and its
         entrants', for a tournament). Asked again afterwards, the run builds and serves anew."""
+        self.end_build()  # first: a build thread still running could start steps beside it
         end_beside(self)
         for entrant in self.entrants:
             if entrant is not self:
@@ -189,8 +196,64 @@ class RunContext:
             release_copy(self.config, self.case.folder)
             self._reporter = None
 
+    def start_build(self, before: tuple[RunContext, ...] = ()) -> bool:
+        """Begin the build in a thread of its own (`run.across`: the next run's build while this one's
+        browser items run); whether it is under way or done. Idempotent; `build()` waits for it.
+
+        Everything that decides how it builds is taken first, here, as a build at its turn takes it:
+        the build digest, and the run's disk share (`make_disk`, under its lock). Not started, and
+        left for its turn: a run that will take a shared build (one is held for its digest, or a run
+        of `before`, those ahead of it in the session, has its digest), a host without the sandbox,
+        and a disk whose cap would be lowered for the room the live runs hold (at its turn it would
+        have had it whole: a build started early never gets less than it would have)."""
+        if self._early is not None or self._build is not None:
+            return True
+        if not self.builds_static or self._will_share(before):
+            return False
+        try:
+            session_sandbox(self.config)
+            self.build_digest()
+            disk = self.disk
+        except (SandboxUnavailable, OSError):
+            return False
+        if disk.asked is not None:
+            disk.release()
+            self._disk = None
+            return False
+        self._early = EarlyBuild(self._build_now)
+        return True
+
+    def end_build(self) -> None:
+        """End a build begun by `start_build` that no item has taken (`-x`, Ctrl-C, the run let go
+        first): its step is ended, its thread joined, and what it made is thrown away."""
+        early, self._early = self._early, None
+        if early is not None:
+            early.end()
+            self._build = None
+
+    @property
+    def builds_static(self) -> bool:
+        """Whether the run builds a static site (`build()`): not a performance or adversarial run,
+        which build modules, nor an asset run, which builds nothing."""
+        return self.case.build is not None and self.case.performance is None and self.case.adversarial is None
+
     def build(self) -> BuildResult:
-        """The static build of the source tree, done on first use and shared afterwards."""
+        """The static build of the source tree, done on first use and shared afterwards; when
+        `start_build` began it, its result once it ends."""
+        early = self._early
+        if early is not None:
+            try:
+                early.wait()
+            except Exception:
+                self._early = None
+                raise
+            self._early = None  # kept while it is waited for: a Ctrl-C there leaves it to `release` to end
+        if self._build is None:
+            self._build_now()
+        assert self._build is not None
+        return self._build
+
+    def _build_now(self, cancel: threading.Event | None = None) -> None:
         if self._build is None:
             assert self.case.build is not None, "only cases with a [build] are built"
             timeout = float(self.config.getoption("tcab_build_timeout"))
@@ -203,13 +266,11 @@ class RunContext:
                 if not self._take_shared_build():
                     self._build = build_static(self.source, self.case.build.install, self.case.build.build,
                                                self.scratch(), timeout, sandbox, self.disk,
-                                               after_install=beside_build(self))
+                                               after_install=beside_build(self), cancel=cancel)
                     if not self._build.ok:
                         self.drop_full_disk()
                     if shared_builds(self.config) is not None and self._disk is not None:
                         self._built_state = state_digest(self._build.workdir)
-        assert self._build is not None
-        return self._build
 
     @functools.cached_property
     def build_inputs_digest(self) -> str | None:
@@ -225,6 +286,14 @@ class RunContext:
         case = {"folder": str(self.case.folder), "version": self.case.version, "variant": self.variant.slug}
         return inputs_digest(self._material.built, {"install": build.install, "build": build.build}, case,
                              caps_of(self.config))
+
+    def _will_share(self, before: tuple[RunContext, ...]) -> bool:
+        """Whether this run may take a shared build: one is held for its digest, or a run ahead of it has it."""
+        digest = self.build_inputs_digest
+        sharing = shared_builds(self.config)
+        if sharing is None or digest is None:
+            return False
+        return digest in sharing.held or any(other.build_inputs_digest == digest for other in before)
 
     def _take_shared_build(self) -> bool:
         """Serve the build a run with this run's digest handed on, if one is held (`--tcab-share-builds`)."""
@@ -301,6 +370,38 @@ def pytest_tcab_run_finished(config: pytest.Config, run: RunContext) -> None:
 TOP_FILES = frozenset({"results.json", "report.html", "sweep.json", "index.html", "journal.jsonl",
                        "journal.jsonl.previous", "shard-plan.json"})
 """What a sweep writes at the top of `--tcab-out`: no run's folder may take one of these names."""
+
+
+class EarlyBuild:
+    """A run's build under way in a daemon thread (a session that ends hard takes it along, and
+    the sandbox's processes die with their parent), at the lowest CPU priority where the kernel
+    lets a thread's children inherit it: the run being graded beside it keeps the processor.
+    What the build raised is raised again where it is waited for, as a build at its turn raises it."""
+
+    def __init__(self, work: Callable[[threading.Event], None]) -> None:
+        self.cancel = threading.Event()
+        self._work = work
+        self._raised: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="tcab-early-build", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        with contextlib.suppress(OSError):  # children started from this thread inherit it (Linux)
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        try:
+            self._work(self.cancel)
+        except BaseException as exc:  # raised again by `wait`, in the item that waits for the build
+            self._raised = exc
+
+    def wait(self) -> None:
+        self._thread.join()
+        if self._raised is not None:
+            raise self._raised
+
+    def end(self) -> None:
+        """End the step under way, start no other, and join the thread."""
+        self.cancel.set()
+        self._thread.join()
 
 
 def run_folder_name(label: str) -> str:

@@ -34,9 +34,10 @@ RUN_FAMILIES = (
     "pytest_tcab.run.assets.items",
 )
 """The plugin's own families of run items, in the order their items are listed."""
-RUN_PLUGINS = ("pytest_tcab.run.item", "pytest_tcab.run.attempts", "pytest_tcab.run.context", *RUN_FAMILIES)
+RUN_PLUGINS = ("pytest_tcab.run.item", "pytest_tcab.run.attempts", "pytest_tcab.run.context", "pytest_tcab.run.across",
+               *RUN_FAMILIES)
 """Registered together on the first run: the item base's report hook, its attempts (retries, regrading), the
-run's release, then the families."""
+run's release, the builds begun across runs, then the families."""
 
 
 def register_run_families(config: pytest.Config) -> None:

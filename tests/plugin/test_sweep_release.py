@@ -57,7 +57,9 @@ def test_a_finished_run_leaves_no_build_folder_and_no_server(pytester: pytest.Py
         shutil.copytree(runs / "good", runs / name)
     scratch, log = observed(pytester, request, monkeypatch, OBSERVER, "TCAB_RELEASE_LOG")
     names = ("good", "game", "good-2", "good-3")
-    result = pytester.runpytest_subprocess(*ARGS, *(f"--tcab-run={runs / name}" for name in names), "--tcab-out=out")
+    # One run at a time: with builds begun early (--tcab-concurrency), the next run's folder is there already.
+    result = pytester.runpytest_subprocess(*ARGS, *(f"--tcab-run={runs / name}" for name in names), "--tcab-out=out",
+                                           "--tcab-concurrency=1")
     result.assert_outcomes(passed=11, skipped=4)
     seen = [json.loads(line) for line in log.read_text().splitlines()]
     assert [entry["run"] for entry in seen] == list(names)
@@ -111,7 +113,9 @@ def test_scratch_does_not_grow_from_run_to_run(pytester: pytest.Pytester, monkey
     for name in names:
         shutil.copytree(runs / "good", runs / name)
     scratch, log = observed(pytester, request, monkeypatch, SCRATCH_OBSERVER, "TCAB_RELEASE_LOG")
-    result = pytester.runpytest_subprocess(*ARGS, *(f"--tcab-run={runs / name}" for name in names), "--tcab-out=out")
+    # One run at a time: with builds begun early (--tcab-concurrency), the next run's folder is there already.
+    result = pytester.runpytest_subprocess(*ARGS, *(f"--tcab-run={runs / name}" for name in names), "--tcab-out=out",
+                                           "--tcab-concurrency=1")
     result.assert_outcomes(passed=15, skipped=5)
     seen = [json.loads(line)["files"] for line in log.read_text().splitlines()]
     # The last run's sample comes after the session's teardown (its browser gone): runs 2 and 4.

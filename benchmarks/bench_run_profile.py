@@ -9,8 +9,8 @@ start and stop), and prints per step its wall time, then:
 - the critical path: the longest chain of steps that must follow each other. The build comes
   first and every item that needs its output (the browser's, the judge's, proofs) follows it one
   after the other, since they share one browser; a toolchain step reads only the sources, so it is
-  a chain of its own (today it runs in the build's folder, after the build: the figure says what
-  running it beside the build could win);
+  a chain of its own, counted by its step's own time (`duration_s`): begun beside the build, its
+  item only waits for it;
 - the run's wall time (first item's setup to last item's teardown, and the whole process with its
   start-up) as a ratio to the critical path.
 
@@ -51,11 +51,13 @@ import os
 def pytest_runtest_logreport(report):
     data = getattr(report, "tcab", None) or {}
     kind = data.get("item", {}).get("kind", "?")
-    steps = data.get("figures", {}).get("steps") or []
+    figures = data.get("figures", {})
+    steps = figures.get("steps") or []
     with open(os.environ["TCAB_PROFILE"], "a") as log:
         log.write(json.dumps({"nodeid": report.nodeid, "kind": kind, "when": report.when,
                               "start": report.start, "stop": report.stop,
-                              "steps_s": sum(step.get("duration_s", 0.0) for step in steps)}) + "\\n")
+                              "steps_s": sum(step.get("duration_s", 0.0) for step in steps),
+                              "step_s": figures.get("duration_s")}) + "\\n")
 '''
 
 
@@ -86,6 +88,8 @@ def profile(stamps: list[dict[str, Any]]) -> tuple[dict[str, tuple[str, float]],
         phase = float(stamp["stop"]) - float(stamp["start"])
         if kind == "build" and stamp["when"] == "call":  # its steps' time: begun early, its item only waits
             phase = max(float(stamp.get("steps_s", 0.0)), 0.0) or phase
+        if kind in BESIDE and stamp["when"] == "call" and stamp.get("step_s") is not None:  # its step's own time
+            phase = float(stamp["step_s"])
         steps[str(stamp["nodeid"])] = (kind, took + phase)
     chain = sum(took for kind, took in steps.values() if kind not in BESIDE)
     beside = [took for kind, took in steps.values() if kind in BESIDE]

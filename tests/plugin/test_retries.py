@@ -32,6 +32,8 @@ def _once():
 
 def pytest_configure(config):
     runtime.find_node = _once
+    # No warm-up during the build: it would take the one fault, and its failure is not the item's.
+    runtime.JudgeRuntime.warm = lambda self: None
 '''
 """Loaded with `-p fault_once` from the test's own folder: outside every run's tree and sandbox."""
 COUNTS, DOUBLES = "validate[counts]", "validate[doubles]"

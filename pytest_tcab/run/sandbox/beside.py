@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pytest
 
@@ -41,7 +42,18 @@ from pytest_tcab.run.sandbox.steps import remove_workdir
 from pytest_tcab.run.sandbox.steps import run_command
 
 if TYPE_CHECKING:
-    from pytest_tcab.run.context import RunContext
+    from pytest_tcab.run.sandbox.disk import RunDisk
+
+
+class BuildingRun(Protocol):
+    """What a step beside the build reads of its run (a `RunContext`, whose module imports this one)."""
+
+    config: pytest.Config
+    label: str
+
+    @property
+    def disk(self) -> RunDisk: ...
+
 
 BESIDE_WORKERS = max(1, os.cpu_count() or 2)
 """How many toolchain steps run beside the build step at once: one per core. Their items come
@@ -75,7 +87,7 @@ class StepOutcome:
 class StepsBeside:
     """One run's toolchain steps started beside its build step, each a future of its outcome."""
 
-    def __init__(self, run: RunContext, steps: dict[str, str]) -> None:
+    def __init__(self, run: BuildingRun, steps: dict[str, str]) -> None:
         self._run = run
         self._steps = steps
         self._cancel = threading.Event()
@@ -140,7 +152,7 @@ class StepsBeside:
             return StoodDown(self._filled, self._busy_s)
 
 
-def run_in_copy(run: RunContext, key: str, command: str, copy: Path,
+def run_in_copy(run: BuildingRun, key: str, command: str, copy: Path,
                 cancel: threading.Event | None = None) -> StepOutcome:
     """Run toolchain step `key` in `copy` (a build step's sandbox, caps and timeout), tell how it
     ended, then remove the copy: its result is all a toolchain step leaves."""
@@ -154,7 +166,7 @@ def run_in_copy(run: RunContext, key: str, command: str, copy: Path,
         remove_workdir(copy)
 
 
-def beside_build(run: RunContext) -> AfterInstall | None:
+def beside_build(run: BuildingRun) -> AfterInstall | None:
     """`build_static`'s `after_install` for `run`: starts the toolchain steps its selected items
     need beside the build step, and the judge runtime when one drives a script; None when it
     needs neither (nothing then changes)."""
@@ -175,13 +187,13 @@ def beside_build(run: RunContext) -> AfterInstall | None:
     return after_install
 
 
-def taken(run: RunContext, key: str) -> StepOutcome | None:
+def taken(run: BuildingRun, key: str) -> StepOutcome | None:
     """What step `key` of `run` gave beside its build, when it ran there and its result stands."""
     beside = _live(run.config).get(run)
     return None if beside is None else beside.take(key)
 
 
-def end_beside(run: RunContext) -> None:
+def end_beside(run: BuildingRun) -> None:
     """End and join whatever still runs beside `run`'s build (its release: a `-x` stop, Ctrl-C, its
     last item done), and drop the copies: no thread or sandboxed process outlives the run."""
     beside = _live(run.config).pop(run, None)
@@ -189,29 +201,23 @@ def end_beside(run: RunContext) -> None:
         beside.stand_down()
 
 
-def want(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Note which toolchain steps, and which judge runs, the session's selected `items` need per run."""
-    from pytest_tcab.run.item import RunItem
-    from pytest_tcab.run.sandbox.toolchain import ToolchainItem
-
+def want(config: pytest.Config, steps: dict[BuildingRun, dict[str, str]], judged: set[BuildingRun]) -> None:
+    """Note, per run, the toolchain steps (key: command) and the judge runs the session's selected
+    items need: only those start beside a build."""
     wanted = _wanted(config)
     wanted.clear()
-    judged = config.stash[_judged_key] = set()
-    for item in items:
-        if isinstance(item, ToolchainItem):
-            wanted.setdefault(item.run, {})[item.key] = item.command
-        elif isinstance(item, RunItem) and item.kind in JUDGED_KINDS:
-            judged.add(item.run)
+    wanted.update(steps)
+    config.stash[_judged_key] = set(judged)
 
 
-_wanted_key = pytest.StashKey[dict["RunContext", dict[str, str]]]()
-_judged_key = pytest.StashKey[set["RunContext"]]()
-_live_key = pytest.StashKey[dict["RunContext", StepsBeside]]()
+_wanted_key = pytest.StashKey[dict["BuildingRun", dict[str, str]]]()
+_judged_key = pytest.StashKey[set["BuildingRun"]]()
+_live_key = pytest.StashKey[dict["BuildingRun", StepsBeside]]()
 
 
-def _wanted(config: pytest.Config) -> dict[RunContext, dict[str, str]]:
+def _wanted(config: pytest.Config) -> dict[BuildingRun, dict[str, str]]:
     return config.stash.setdefault(_wanted_key, {})
 
 
-def _live(config: pytest.Config) -> dict[RunContext, StepsBeside]:
+def _live(config: pytest.Config) -> dict[BuildingRun, StepsBeside]:
     return config.stash.setdefault(_live_key, {})

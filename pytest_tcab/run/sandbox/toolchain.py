@@ -25,6 +25,7 @@ from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import NotGraded
 from pytest_tcab.outcomes import mark_recorded
 from pytest_tcab.outcomes import skip_at_item
+from pytest_tcab.run.sandbox.beside import JUDGED_KINDS
 from pytest_tcab.run.sandbox.beside import StepOutcome
 from pytest_tcab.run.sandbox.beside import run_in_copy
 from pytest_tcab.run.sandbox.beside import taken
@@ -96,7 +97,14 @@ class ToolchainItem(RunItem):
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Only the steps of selected items (after `-k`, `--lf`, deselection) start beside a build."""
-    want(session.config, session.items)
+    steps: dict[RunContext, dict[str, str]] = {}
+    judged: set[RunContext] = set()
+    for item in session.items:
+        if isinstance(item, ToolchainItem):
+            steps.setdefault(item.run, {})[item.key] = item.command
+        elif isinstance(item, RunItem) and item.kind in JUDGED_KINDS:
+            judged.add(item.run)
+    want(session.config, steps, judged)
 
 
 @pytest.hookimpl(tryfirst=True)

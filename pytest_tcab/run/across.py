@@ -22,7 +22,6 @@ neighbouring xdist worker's build may take, at the lowest CPU priority besides.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Generator
 from collections.abc import Sequence
 from typing import Any
@@ -30,6 +29,8 @@ from typing import Any
 import pytest
 
 from pytest_tcab.run.context import RunContext
+from pytest_tcab.run.host import available_memory
+from pytest_tcab.run.host import cores
 from pytest_tcab.run.item import RunItem
 
 NOT_BUILT_KINDS = frozenset({"proof", "review", "asset"})
@@ -40,20 +41,7 @@ operator's, an asset run builds nothing."""
 def default_concurrency(build_memory: int) -> int:
     """The cores this process may use, but no more runs than the memory there is holds at the
     build memory cap each (`--tcab-build-memory`); at least 1."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(cores, available_memory() // max(1, build_memory)))
-
-
-def available_memory() -> int:
-    """What the host has available (MemAvailable), else all its physical memory."""
-    try:
-        with open("/proc/meminfo") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return max(1, min(cores(), available_memory() // max(1, build_memory)))
 
 
 def concurrency(config: pytest.Config) -> int:

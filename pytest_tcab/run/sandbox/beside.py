@@ -19,7 +19,6 @@ what ran beside it is ended and discarded.
 
 from __future__ import annotations
 
-import os
 import threading
 from concurrent.futures import Future
 from concurrent.futures import ThreadPoolExecutor
@@ -30,6 +29,7 @@ from typing import Protocol
 
 import pytest
 
+from pytest_tcab.run.host import cores
 from pytest_tcab.run.sandbox.sandbox import session_sandbox
 from pytest_tcab.run.sandbox.steps import AfterInstall
 from pytest_tcab.run.sandbox.steps import CommandResult
@@ -55,7 +55,7 @@ class BuildingRun(Protocol):
     def disk(self) -> RunDisk: ...
 
 
-BESIDE_WORKERS = max(1, os.cpu_count() or 2)
+BESIDE_WORKERS = cores()
 """How many toolchain steps run beside the build step at once: one per core. Their items come
 before the browser items, so the browser waits for the slowest of them. On the 2-core host two
 beside the build (three tsc at once) graded carom-e2e in 39 s where one at a time took 52 s (each

@@ -42,6 +42,8 @@ class RunItem(OwnName, pytest.Item):
     """
 
     kind = "run"
+    drives_judge = False
+    """Whether it drives a script in the judge runtime: a run with one selected warms the judge during its build."""
 
     def __init__(self, *, run: RunContext, key: str, location: tuple[Path, int | None] | None = None,
                  **kwargs: Any) -> None:

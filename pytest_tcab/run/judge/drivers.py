@@ -195,6 +195,7 @@ class ValidateItem(RunItem, BrowserFunction):
     """`validate[<verdict>]`: one verdict unit's driver against the run's build."""
 
     kind = "validate"
+    drives_judge = True
 
     def __init__(self, *, unit: VerdictUnit, excluded_by: str | None, **kwargs: Any) -> None:
         super().__init__(**kwargs)

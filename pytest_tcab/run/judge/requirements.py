@@ -48,6 +48,7 @@ class RequirementItem(RunItem, BrowserFunction):
     """`requirement[<id>]`: one requirement, decided by its validators against the run's build."""
 
     kind = "requirement"
+    drives_judge = True
 
     def __init__(self, *, specification: SeededSpecification, requirement: Requirement, **kwargs: Any) -> None:
         super().__init__(**kwargs)

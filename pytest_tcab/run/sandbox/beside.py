@@ -61,9 +61,6 @@ before the browser items, so the browser waits for the slowest of them. On the 2
 beside the build (three tsc at once) graded carom-e2e in 39 s where one at a time took 52 s (each
 step a little slower, none waited for). 0 starts none early: every step runs at its turn."""
 
-JUDGED_KINDS = frozenset({"requirement", "validate"})
-"""The item kinds that drive a script in the judge runtime: a run with one selected warms it."""
-
 
 @dataclass(frozen=True)
 class StepOutcome:

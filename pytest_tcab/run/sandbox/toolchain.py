@@ -25,7 +25,6 @@ from pytest_tcab.outcomes import RECORDED
 from pytest_tcab.outcomes import NotGraded
 from pytest_tcab.outcomes import mark_recorded
 from pytest_tcab.outcomes import skip_at_item
-from pytest_tcab.run.sandbox.beside import JUDGED_KINDS
 from pytest_tcab.run.sandbox.beside import StepOutcome
 from pytest_tcab.run.sandbox.beside import run_in_copy
 from pytest_tcab.run.sandbox.beside import taken
@@ -102,7 +101,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     for item in session.items:
         if isinstance(item, ToolchainItem):
             steps.setdefault(item.run, {})[item.key] = item.command
-        elif isinstance(item, RunItem) and item.kind in JUDGED_KINDS:
+        elif isinstance(item, RunItem) and item.drives_judge:
             judged.add(item.run)
     want(session.config, steps, judged)
 

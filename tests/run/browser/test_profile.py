@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from collections.abc import Iterator
@@ -10,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tcab.run.browser.session import METRICS_PLACEHOLDERS
 from pytest_tcab.run.browser.discovery import find_chromium
+from pytest_tcab.run.browser.session import METRICS_PLACEHOLDERS
 from pytest_tcab.run.browser.session import BrowserSession
+from pytest_tcab.run.sandbox.disk import tree_size
 from pytest_tcab.run.sandbox.sandbox import Sandbox
 from pytest_tcab.run.sandbox.steps import build_static
 
@@ -44,17 +44,6 @@ def fresh() -> Iterator[BrowserSession]:
         browser.close()
 
 
-def _bytes(folder: Path) -> int:
-    total = 0
-    for parent, _, files in os.walk(folder):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(parent, name)).st_blocks * 512
-            except OSError:
-                pass
-    return total
-
-
 def _metrics_files(folder: Path) -> list[str]:
     return [str(path) for path in folder.rglob("BrowserMetrics*") if path.is_file() and path.stat().st_size]
 
@@ -75,7 +64,7 @@ def test_a_sessions_profile_does_not_grow_past_chromiums_metrics_delay(fresh: Br
             page = fresh.page(origin=pages_url)
             page.goto(pages_url)
             page.evaluate(HOARD)
-        sizes.append(_bytes(fresh.profiles))
+        sizes.append(tree_size(fresh.profiles))
         time.sleep(2)
     assert sizes[-1] - sizes[2] < GROWTH, [size // 1024 for size in sizes]
     assert not _metrics_files(fresh.profiles)
@@ -92,9 +81,9 @@ def test_a_build_that_knows_the_profiles_path_cannot_write_metrics_files_into_it
     grow = (f"mkdir -p {profile}/BrowserMetrics; head -c 8388608 /dev/zero > {profile}/BrowserMetrics/BrowserMetrics-1.pma; "
             f"rmdir {profile}/BrowserMetrics-spare.pma; head -c 8388608 /dev/zero > {profile}/BrowserMetrics-spare.pma; "
             "mkdir -p dist && cp index.html dist/")
-    before = _bytes(fresh.profiles)
+    before = tree_size(fresh.profiles)
     result = build_static(tmp_path / "impl", "", grow, tmp_path / "work", 60, Sandbox(shutil.which("bwrap"), "none"))
     assert result.ok, result.message  # it wrote into a /tmp of its own
     assert (profile / METRICS_PLACEHOLDERS[1]).is_dir()
     assert not _metrics_files(fresh.profiles)
-    assert _bytes(fresh.profiles) - before < GROWTH
+    assert tree_size(fresh.profiles) - before < GROWTH

@@ -22,6 +22,7 @@ from pytest_tcab.run.report.leaderboard import beside_the_figure
 from pytest_tcab.run.report.leaderboard import catastrophic_words
 from pytest_tcab.run.report.page.chart import case_chart
 from pytest_tcab.run.report.page.chart import harness_colours
+from pytest_tcab.run.report.page.chart import rank_phrases
 from pytest_tcab.run.report.page.decision import case_decision
 from pytest_tcab.run.report.page.decision import rule_note
 from pytest_tcab.run.report.page.decision import suite_section
@@ -331,14 +332,7 @@ def _runs(rows: list[dict[str, Any]], board: list[dict[str, Any]]) -> str:
             row["error"] if row["status"] == "not graded" else f"{row['status']}: {row['error']}")
         figure_text, figure_sort = _figure_text(row)
         if row["run"] in ranked:  # a correct performance run: its rank in the case, its fuel against the lowest median
-            point = ranked[row["run"]]
-            figure_text += f" · rank {point['rank']} of {point['of']}"
-            if point.get("percent_of_best") is not None:
-                figure_text += f" · {point['percent_of_best']:.1f}% of the lowest group median"
-            if point.get("percentile") is not None:
-                figure_text += f" · percentile {point['percentile']:.0f} against the lowest group"
-            if point.get("percentile_of_runs") is not None:
-                figure_text += f" · percentile {point['percentile_of_runs']:.0f} among the case's correct runs"
+            figure_text += "".join(f" · {phrase}" for phrase in rank_phrases(ranked[row["run"]]))
         cells = [
             run, text_cell(row.get("case") or "-"), text_cell(row.get("version") or "-"), text_cell(row.get("variant") or "-"),
             text_cell(row.get("engine") or "-"), text_cell(row.get("harness") or "-"), text_cell(row.get("model") or "-"),

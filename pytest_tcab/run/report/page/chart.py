@@ -199,6 +199,19 @@ def _interval(summary: dict[str, Any], y: float, x: float, width: float, maximum
             f'<path class="centre" d="M{centre:.1f} {y - 6:.1f}l5 6l-5 6l-5 -6z" fill="{colour}"/></g>')
 
 
+def rank_phrases(point: dict[str, Any]) -> list[str]:
+    """What a correct performance run's point says of its place in its case (`leaderboard`'s figures):
+    the same words on its chart point and in its row of the runs table."""
+    phrases = [f"rank {point['rank']} of {point['of']}"]
+    if point.get("percent_of_best") is not None:
+        phrases.append(f"{point['percent_of_best']:.1f}% of the lowest group median")
+    if point.get("percentile") is not None:
+        phrases.append(f"percentile {point['percentile']:.0f} against that group's runs")
+    if point.get("percentile_of_runs") is not None:
+        phrases.append(f"percentile {point['percentile_of_runs']:.0f} among the case's correct runs")
+    return phrases
+
+
 def _point(point: dict[str, Any], y: float, x: float, width: float, maximum: float, colour: str, number: int,
            fuel: bool) -> str:
     """One run's own point, jittered by its place in the group (so equal values stay visible)."""
@@ -209,13 +222,7 @@ def _point(point: dict[str, Any], y: float, x: float, width: float, maximum: flo
         if point.get("state") == OVER_CEILING:
             text += " (over the ceiling: not in the median)"
         elif point.get("rank") is not None:
-            text += f", rank {point['rank']} of {point['of']}"
-            if point.get("percent_of_best") is not None:
-                text += f", {point['percent_of_best']:.1f}% of the lowest group median"
-            if point.get("percentile") is not None:
-                text += f", percentile {point['percentile']:.0f} against that group's runs"
-            if point.get("percentile_of_runs") is not None:
-                text += f", percentile {point['percentile_of_runs']:.0f} among the case's correct runs"
+            text += "".join(f", {phrase}" for phrase in rank_phrases(point))
     else:
         text = f"{point['run']}: score {float(point['value']):.3f}"
     href = e("#run=" + _fragment(point["run"]))

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 # pytester's in-process runs drop the modules first imported inside them, and numpy, Pillow and
@@ -81,11 +82,18 @@ def write_runs(root: Path, hostile: dict[str, str]) -> list[Path]:
     return sorted(runs.iterdir())
 
 
-def scratch_dir(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Path:
-    scratch = Path(tempfile.mkdtemp(prefix="cc-", dir="/tmp"))  # short: Chromium's sockets live under it
-    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
-    monkeypatch.setenv("TMPDIR", str(scratch))
-    return scratch
+@pytest.fixture
+def scratch(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The TMPDIR of the sessions a test grades (their runs' disks), short: Chromium's sockets live under it."""
+    path = Path(tempfile.mkdtemp(prefix="cc-", dir="/tmp"))
+    monkeypatch.setenv("TMPDIR", str(path))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def named(runs: list[Path], *names: str) -> tuple[Path, ...]:
+    """The runs of `write_runs` called `names`, in that order."""
+    return tuple(next(run for run in runs if run.name == name) for name in names)
 
 
 def grade(pytester: pytest.Pytester, runs: list[Path], concurrency: int, *extra: str,
@@ -143,9 +151,8 @@ def sandboxed(marker: str) -> list[int]:
 
 @pytest.mark.skipif(find_chromium(None) is None, reason=NO_BROWSER_REASON)
 @pytest.mark.browser
-def test_outcomes_are_the_same_item_for_item_with_builds_begun_early(
-        pytester: pytest.Pytester, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    scratch_dir(request, monkeypatch)
+@pytest.mark.usefixtures("scratch")
+def test_outcomes_are_the_same_item_for_item_with_builds_begun_early(pytester: pytest.Pytester) -> None:
     runs = write_runs(pytester.path, {})
     serial, one_at_a_time, alone = grade(pytester, runs, 1)
     early, stamps, beside = grade(pytester, runs, 2)
@@ -172,12 +179,11 @@ wait
 @pytest.mark.skipif(find_chromium(None) is None, reason=NO_BROWSER_REASON)
 @pytest.mark.browser
 def test_a_hostile_next_build_does_not_change_the_run_graded_beside_it(
-        pytester: pytest.Pytester, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    scratch = scratch_dir(request, monkeypatch)
+        pytester: pytest.Pytester, scratch: Path) -> None:
     runs = write_runs(pytester.path, {"b-hostile": HOSTILE})
     honest = [runs[0]]  # a-good
     alone, _, _ = grade(pytester, honest, 1)
-    beside, stamps, result = grade(pytester, [runs[0], next(run for run in runs if run.name == "b-hostile")], 2)
+    beside, stamps, result = grade(pytester, [runs[0], named(runs, "b-hostile")[0]], 2)
     assert beside["a-good"] == alone["a-good"], "the honest run graded beside the hostile build, as graded alone"
     assert overlapped(stamps, "a-good", "b-hostile"), "the hostile build ran while a-good's checks ran"
     build = next(outcome for nodeid, outcome in beside["b-hostile"].items() if nodeid.endswith("::build"))
@@ -194,10 +200,9 @@ SLEEPER = f"sleep 5151{os.getpid()}\n"
 @pytest.mark.skipif(find_chromium(None) is None, reason=NO_BROWSER_REASON)
 @pytest.mark.browser
 def test_a_stop_at_the_first_failure_ends_the_build_begun_early(
-        pytester: pytest.Pytester, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    scratch = scratch_dir(request, monkeypatch)
+        pytester: pytest.Pytester, scratch: Path) -> None:
     runs = write_runs(pytester.path, {"c-sleeper": SLEEPER})
-    blank, sleeper = (next(run for run in runs if run.name == name) for name in ("b-blank", "c-sleeper"))
+    blank, sleeper = named(runs, "b-blank", "c-sleeper")
     started = time.monotonic()
     _, stamps, result = grade(pytester, [blank, sleeper], 2, "-x")
     assert time.monotonic() - started < 300, "the sleeping build was ended, not waited for"
@@ -211,10 +216,9 @@ def test_a_stop_at_the_first_failure_ends_the_build_begun_early(
 @pytest.mark.skipif(find_chromium(None) is None, reason=NO_BROWSER_REASON)
 @pytest.mark.browser
 def test_an_interrupted_session_leaves_no_build_begun_early_behind(
-        pytester: pytest.Pytester, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    scratch = scratch_dir(request, monkeypatch)
+        pytester: pytest.Pytester, scratch: Path) -> None:
     runs = write_runs(pytester.path, {"b-sleeper": SLEEPER})
-    good, sleeper = (next(run for run in runs if run.name == name) for name in ("a-good", "b-sleeper"))
+    good, sleeper = named(runs, "a-good", "b-sleeper")
     marker = f"5151{os.getpid()}"
     argv = [sys.executable, "-m", "pytest", *ARGS, "--tcab-concurrency=2", "--tcab-out=out",
             f"--tcab-run={good}", f"--tcab-run={sleeper}", f"--tcab-run={runs[-1]}"]

@@ -21,8 +21,9 @@ the others are printed.
 side by side in one run: RUNS copies of the run (each its own build: no `--tcab-share-builds`)
 graded serially, under ``-n 2``, and serially with ``--tcab-concurrency=2``, after one warm-up
 session. For each: the sweep's wall time, the sum of its runs' critical paths divided by the
-workers (the least wall time those workers could take), the ratio of the two, and the wall time
-as a ratio to the serial one. A run's build counts by its steps' own time (what its build item
+workers (the least wall time those workers could take), the ratio of the two, the wall time as
+a ratio to the serial one, and how busy the host's cores were meanwhile (near 100%, the host is
+the bound, not the order in which the runs wait). A run's build counts by its steps' own time (what its build item
 records), not its item's: a build begun early leaves its item little to wait for.
 """
 
@@ -38,6 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+from typing import NamedTuple
 
 REPO = Path(__file__).resolve().parent.parent
 BESIDE = ("toolchain",)
@@ -61,9 +63,18 @@ def pytest_runtest_logreport(report):
 '''
 
 
-def session(run: Path, scratch: Path, *options: str) -> tuple[float, list[dict[str, Any]]]:
-    """The process's wall seconds and every phase stamp of one session grading `run` (a run, or a
-    folder of runs: a sweep), with `options`."""
+class Session(NamedTuple):
+    wall: float
+    """The process's wall seconds, start-up included."""
+    busy: float
+    """The host's busy share over the session (/proc/stat, every process: the session's sandboxed
+    steps, Node and Chromium, which no rusage of the session counts whole): near 1, the host is
+    the bound, however the runs are scheduled; a wait shows as idle."""
+    stamps: list[dict[str, Any]]
+
+
+def session(run: Path, scratch: Path, *options: str) -> Session:
+    """One session grading `run` (a run, or a folder of runs: a sweep), with `options`."""
     stamps = scratch / "stamps.jsonl"
     stamps.unlink(missing_ok=True)
     out = Path(tempfile.mkdtemp(prefix="out-", dir=scratch))
@@ -71,13 +82,21 @@ def session(run: Path, scratch: Path, *options: str) -> tuple[float, list[dict[s
            "PYTHONPATH": os.pathsep.join(filter(None, [str(scratch), os.environ.get("PYTHONPATH")]))}
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tcab_profile_stamper",
             f"--tcab-suite={REPO / 'example-suite'}", f"--tcab-run={run}", f"--tcab-out={out}", *options]
-    start = time.monotonic()
+    start, before = time.monotonic(), _host_times()
     subprocess.run(argv, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    wall = time.monotonic() - start
+    wall, after = time.monotonic() - start, _host_times()
+    busy = (after[0] - before[0]) / max(1, sum(after) - sum(before))
     shutil.rmtree(out, ignore_errors=True)
     found = [json.loads(line) for line in stamps.read_text().splitlines()] if stamps.exists() else []
     # Under xdist the controller logs each report again: one stamp per phase.
-    return wall, list({(stamp["nodeid"], stamp["when"]): stamp for stamp in found}.values())
+    return Session(wall, busy, list({(stamp["nodeid"], stamp["when"]): stamp for stamp in found}.values()))
+
+
+def _host_times() -> tuple[int, int]:
+    """The host's CPU time so far, busy and idle (in clock ticks, every core: /proc/stat's first line)."""
+    fields = [int(field) for field in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return sum(fields[:8]) - idle, idle
 
 
 def profile(stamps: list[dict[str, Any]]) -> tuple[dict[str, tuple[str, float]], float, float]:
@@ -116,14 +135,15 @@ def sweep(run: Path, count: int) -> None:
         session(runs / f"{run.name}-1", scratch)  # warm-up: npm's and the browser's caches
         measured = {name: session(runs, scratch, *options) for name, options, _ in SWEEP_MODES}
     print(f"sweep of {count} copies of {run.relative_to(REPO) if run.is_relative_to(REPO) else run}")
-    serial = measured["serial"][0]
+    serial = measured["serial"].wall
     for name, _, workers in SWEEP_MODES:
-        wall, stamps = measured[name]
+        wall, busy, stamps = measured[name]
         paths = [profile([stamp for stamp in stamps if stamp["nodeid"].startswith(prefix)])[1]
                  for prefix in sorted({stamp["nodeid"].split("/.tcab/")[0] for stamp in stamps})]
         bound = sum(paths) / workers
         print(f"  {name:<22} wall {wall:6.1f} s = {wall / serial:.2f}x serial; {len(paths)} runs' critical paths "
-              f"{sum(paths):6.1f} s / {workers} worker(s) = {bound:6.1f} s; wall = {wall / bound:.2f}x of it")
+              f"{sum(paths):6.1f} s / {workers} worker(s) = {bound:6.1f} s; wall = {wall / bound:.2f}x of it; host "
+              f"busy {busy:.0%}")
     print(f"  load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; {os.cpu_count()} cores")
 
 
@@ -139,7 +159,7 @@ def main() -> None:
         (scratch / "tcab_profile_stamper.py").write_text(STAMPER)
         measured = [session(run, scratch) for _ in range(rounds)]
     kept = measured[1:] if rounds > 1 else measured
-    profiles = [profile(stamps) for _, stamps in kept]
+    profiles = [profile(one.stamps) for one in kept]
     if not profiles[0][0]:
         raise SystemExit(f"no item of {run} ran: is it a run folder of example-suite?")
     print(f"run {run.relative_to(REPO) if run.is_relative_to(REPO) else run}"
@@ -150,7 +170,7 @@ def main() -> None:
         print(f"  {nodeid.rsplit('::', 1)[-1][:60]:<60} {kind:<12} {took:6.2f} s   {where}")
     critical = statistics.median(p[1] for p in profiles)
     items = statistics.median(p[2] for p in profiles)
-    process = statistics.median(wall for wall, _ in kept)
+    process = statistics.median(one.wall for one in kept)
     print(f"  critical path {critical:.2f} s; items' wall {items:.2f} s = {items / critical:.2f}x of it; "
           f"process wall (start-up included) {process:.2f} s = {process / critical:.2f}x")
     print(f"  load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; {os.cpu_count()} cores")

@@ -156,11 +156,29 @@ def parse_size(text: str) -> int:
     return value
 
 
-def parse_shards(text: str) -> int:
-    """`--tcab-shards` as a whole number of at least 1 (argparse `type`)."""
-    if not text.strip().isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of shards (1 or more)")
-    return int(text)
+def whole_number(counted: str, minimum: int, example: int) -> Callable[[str], int]:
+    """An argparse `type`: a whole number of `counted` of at least `minimum`, else a message with `example`."""
+
+    def parse(text: str) -> int:
+        if not text.strip().isdigit() or int(text) < minimum:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {counted} ({minimum} or more), "
+                                             f"e.g. {example}")
+        return int(text)
+
+    return parse
+
+
+parse_shards = whole_number("shards", 1, 4)
+parse_retries = whole_number("retries", 0, 1)
+parse_gradings = whole_number("gradings", 1, 3)
+parse_concurrency = whole_number("runs", 1, 2)
+parse_file_count = whole_number("files", 1, 5000)
+
+
+BUILD_PROCESSES_OPTION = "--tcab-build-processes"
+MIN_BUILD_PROCESSES = 8
+"""Below this no step starts: bwrap's init, the shell and the command it runs are processes too."""
+parse_processes = whole_number("processes", MIN_BUILD_PROCESSES, 512)
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -186,34 +204,6 @@ def parse_shard(text: str) -> tuple[int, int]:
     return int(index), int(count)
 
 
-BUILD_PROCESSES_OPTION = "--tcab-build-processes"
-MIN_BUILD_PROCESSES = 8
-"""Below this no step starts: bwrap's init, the shell and the command it runs are processes too."""
-
-
-def parse_processes(text: str) -> int:
-    """`--tcab-build-processes` as a whole number of at least :data:`MIN_BUILD_PROCESSES` (argparse `type`)."""
-    if not text.strip().isdigit() or int(text) < MIN_BUILD_PROCESSES:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes of at least {MIN_BUILD_PROCESSES}, "
-                                         "e.g. 512")
-    return int(text)
-
-
-def parse_retries(text: str) -> int:
-    """`--tcab-retries` as a whole number of at least 0 (argparse `type`)."""
-    if not text.strip().isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of retries (0 or more), e.g. 1")
-    return int(text)
-
-
-def parse_gradings(text: str) -> int:
-    """`--tcab-regrade` as a whole number of at least 1 (argparse `type`)."""
-    if not text.strip().isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of gradings (1 or more), e.g. 3")
-
-    return int(text)
-
-
 def parse_milliseconds(text: str) -> float:
     """`--tcab-slowmo` as a non-negative number of milliseconds (argparse `type`)."""
     try:
@@ -228,145 +218,145 @@ def parse_milliseconds(text: str) -> float:
 def add_options(parser: pytest.Parser) -> None:
     """Every `--tcab-*` option, in one group, each with its ini twin."""
     group = _TwinnedGroup(parser, parser.getgroup("tcab", "Test Cabinet suites"))
-    group.addoption(SUITE_OPTION, dest="tcab_suite", metavar="SUITE",
+    group.addoption(SUITE_OPTION, metavar="SUITE",
                     help="collect the Test Cabinet suite rooted at SUITE (alone, when no paths are given)")
-    group.addoption("--tcab-experimental", dest="tcab_experimental", action="store_true",
+    group.addoption("--tcab-experimental", action="store_true",
                     help="collect experimental cases too (as TCAB_BACKEND_ALLOW_EXPERIMENTAL=1 does)")
-    group.addoption(RUN_OPTION, dest="tcab_run", metavar="DIR", action="append",
+    group.addoption(RUN_OPTION, metavar="DIR", action="append",
                     help="grade the produced implementation in DIR (its .tcab/run.toml names the case); repeat it, "
                          "or let DIR be a folder of runs, to grade many runs of any cases in one session (the runs "
                          "of one adversarial case play its tournament); run folders may also be given as paths")
-    group.addoption("--tcab-case", dest="tcab_case", metavar="SLUG[@VERSION][#VARIANT][:ENGINE]",
+    group.addoption("--tcab-case", metavar="SLUG[@VERSION][#VARIANT][:ENGINE]",
                     help="the case a run was produced for; overrides DIR/.tcab/run.toml")
-    group.addoption("--tcab-reference", dest="tcab_reference", action="store_true",
+    group.addoption("--tcab-reference", action="store_true",
                     help="validate every variant's reference_implementation as a run")
-    group.addoption(SEED_OPTION, dest="tcab_seed", metavar="SLUG[@VERSION][#VARIANT][:ENGINE]",
+    group.addoption(SEED_OPTION, metavar="SLUG[@VERSION][#VARIANT][:ENGINE]",
                     help="write what a run of the case receives into --tcab-out=DIR (an empty folder)")
-    group.addoption("--tcab-out", dest="tcab_out", metavar="DIR",
+    group.addoption("--tcab-out", metavar="DIR",
                     help="where results.json, report.html and media go (default .tcab/results)")
-    group.addoption(REPORT_OPTION, dest="tcab_report", type=parse_report_form, default="linked",
+    group.addoption(REPORT_OPTION, type=parse_report_form, default="linked",
                     metavar="linked|self-contained",
                     help="report.html links its media beside it (default: linked, the smaller page) or embeds "
                          "them (self-contained: one file to move anywhere)")
-    group.addoption(MEDIA_OPTION, dest="tcab_media", type=parse_media_mode, default="all",
+    group.addoption(MEDIA_OPTION, type=parse_media_mode, default="all",
                     metavar="all|failed|none",
                     help="which verdicts keep their stills, clips and record passes: all (default), failed "
                          "(a quick ranking: the passed ones skip them), none; verdicts are decided alike in every mode")
-    group.addoption(COMPARE_OPTION, dest="tcab_compare", metavar="PATH",
+    group.addoption(COMPARE_OPTION, metavar="PATH",
                     help="say what changed since an earlier sweep (its --tcab-out folder or sweep.json): runs "
                          "newly failing or passing, scores up or down, runs added or gone; changes no outcome")
     # -- the sweep's comparisons (issue 34) --
-    group.addoption(BASELINE_OPTION, dest="tcab_baseline", type=parse_group, metavar="HARNESS/MODEL",
+    group.addoption(BASELINE_OPTION, type=parse_group, metavar="HARNESS/MODEL",
                     help="in a sweep, compare each (harness, model) group with this one, case by case (default: "
                          "every pair); - for a part run.toml does not give")
-    group.addoption(TARGET_WIDTH_OPTION, dest="tcab_target_width", type=parse_width, default=0.05, metavar="WIDTH",
+    group.addoption(TARGET_WIDTH_OPTION, type=parse_width, default=0.05, metavar="WIDTH",
                     help="the half-width of a difference's 95%% interval the sweep counts the runs needed for "
                          "(default 0.05 of a score; for fuel and duration a share of the smaller median)")
-    group.addoption(CATASTROPHIC_OPTION, dest="tcab_catastrophic", type=parse_catastrophic, default="apart",
+    group.addoption(CATASTROPHIC_OPTION, type=parse_catastrophic, default="apart",
                     metavar="apart|zero",
                     help="a run whose build failed, page never loaded or module never instantiated: kept out of "
                          "the sweep's scores as a catastrophic rate of its own (apart, default) or counted as 0 (zero)")
     # -- end of the sweep's comparisons --
-    group.addoption(RESUME_OPTION, dest="tcab_resume", metavar="PATH",
+    group.addoption(RESUME_OPTION, metavar="PATH",
                     help="grade again only the runs an earlier sweep (its --tcab-out folder) did not grade, and "
                          "write one sweep of both")
-    group.addoption(BUILD_MEMORY_OPTION, dest="tcab_build_memory", type=parse_size, default=4 * 2**30,
+    group.addoption(BUILD_MEMORY_OPTION, type=parse_size, default=4 * 2**30,
                     metavar="SIZE",
                     help="memory cap of each build and toolchain step, e.g. 4GiB (default), 512MiB: of its whole "
                          "process tree where the host gives a cgroup, else of each process (RLIMIT_DATA); "
                          "a step past it fails its run")
-    group.addoption(BUILD_DISK_OPTION, dest="tcab_build_disk", type=parse_size, default=4 * 2**30, metavar="SIZE",
+    group.addoption(BUILD_DISK_OPTION, type=parse_size, default=4 * 2**30, metavar="SIZE",
                     help="disk cap of a run's build folder (its tree, home, node_modules and what its steps write), "
                          "e.g. 4GiB (default): a step that fills it fails its run, and it is removed with the run")
-    group.addoption(BUILD_PROCESSES_OPTION, dest="tcab_build_processes", type=parse_processes, default=512,
+    group.addoption(BUILD_PROCESSES_OPTION, type=parse_processes, default=512,
                     metavar="N",
                     help="process cap of each build and toolchain step, threads included (default 512): of its whole "
                          "process tree where the host gives a pids cgroup, else of its sandbox's user namespace "
                          "(RLIMIT_NPROC); a step that reaches it fails its run")
-    group.addoption(PAGE_MEMORY_OPTION, dest="tcab_page_memory", type=parse_size, default=2**30, metavar="SIZE",
+    group.addoption(PAGE_MEMORY_OPTION, type=parse_size, default=2**30, metavar="SIZE",
                     help="JavaScript heap cap of the pages of a build (default 1GiB); a page past it crashes, "
                          "which fails its items")
-    group.addoption("--tcab-build-timeout", dest="tcab_build_timeout", type=float, default=600.0,
+    group.addoption("--tcab-build-timeout", type=float, default=600.0,
                     metavar="SECONDS", help="timeout of each build step (default 600)")
-    group.addoption(NO_SANDBOX_OPTION, dest="tcab_no_sandbox", action="store_true",
+    group.addoption(NO_SANDBOX_OPTION, action="store_true",
                     help="run install, build and toolchain steps without the bubblewrap sandbox "
                          "(the graded code then runs with your rights; every output says so)")
-    group.addoption(BUILD_NETWORK_OPTION, dest="tcab_build_network", choices=NETWORK_POLICIES, default="install",
+    group.addoption(BUILD_NETWORK_OPTION, choices=NETWORK_POLICIES, default="install",
                     help="which sandboxed steps reach the network: none, install (default: install steps "
                          "only), all")
-    group.addoption("--tcab-strict", dest="tcab_strict", action="store_true",
+    group.addoption("--tcab-strict", action="store_true",
                     help="fail instead of skipping: missing proofs, verdicts left for the reviewer, no browser")
-    group.addoption(WASM_TIMEOUT_OPTION, dest="tcab_wasm_timeout", type=float, default=60.0, metavar="SECONDS",
+    group.addoption(WASM_TIMEOUT_OPTION, type=float, default=60.0, metavar="SECONDS",
                     help="wall-clock bound of each performance case, beside its fuel budget (default 60)")
-    group.addoption(WASM_CACHE_OPTION, dest="tcab_wasm_cache", default=".tcab/wasm-cache", metavar="DIR",
+    group.addoption(WASM_CACHE_OPTION, default=".tcab/wasm-cache", metavar="DIR",
                     help="where compiled wasm modules are kept between sessions (default .tcab/wasm-cache)")
-    group.addoption("--tcab-chromium", dest="tcab_chromium", metavar="PATH",
+    group.addoption("--tcab-chromium", metavar="PATH",
                     help="the Chromium to drive builds with (else TCAB_CHROMIUM, Playwright's, /usr/bin/chromium)")
-    group.addoption(VIEWPORT_OPTION, dest="tcab_viewport", type=parse_viewport,
+    group.addoption(VIEWPORT_OPTION, type=parse_viewport,
                     metavar="WxH", help="viewport of checks and their baselines, in logical pixels (default 1280x720)")
-    group.addoption(MAX_DIFF_OPTION, dest="tcab_max_diff", type=parse_ratio, default=None, metavar="RATIO",
+    group.addoption(MAX_DIFF_OPTION, type=parse_ratio, default=None, metavar="RATIO",
                     help="fail a check whose share of differing pixels is above RATIO (0 to 1; default: record only)")
-    group.addoption(DRIVER_TIMEOUT_OPTION, dest="tcab_driver_timeout", type=float, default=60.0, metavar="SECONDS",
+    group.addoption(DRIVER_TIMEOUT_OPTION, type=float, default=60.0, metavar="SECONDS",
                     help="fail a validation driver still running after SECONDS (default 60)")
-    group.addoption(MATRIX_OPTION, dest="tcab_matrix", action="store_true",
+    group.addoption(MATRIX_OPTION, action="store_true",
                     help="print the JSON of a GitHub Actions strategy.matrix (one entry per case version and "
                          "variant or engine, with the pytest arguments that run it; in run mode one entry per run, "
                          "or per shard of runs with --tcab-shards; appended to $GITHUB_OUTPUT when set) and exit "
                          "without running tests, like --collect-only")
-    group.addoption(SHARDS_OPTION, dest="tcab_shards", type=parse_shards, metavar="N",
+    group.addoption(SHARDS_OPTION, type=parse_shards, metavar="N",
                     help="with --tcab-matrix in run mode: N entries, the runs dealt between them (default: one "
                          "entry per run)")
-    group.addoption(SHARD_OPTION, dest="tcab_shard", type=parse_shard, metavar="I/N|auto/N",
+    group.addoption(SHARD_OPTION, type=parse_shard, metavar="I/N|auto/N",
                     help="grade only shard I (0 to N-1) of the runs, chosen by a hash of each run's name (adding "
                          "runs moves none of the others) or by --tcab-shard-plan; auto/N takes I from JOB_COMPLETION_INDEX, "
                          "SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX; join the shards with --tcab-merge")
-    group.addoption(SHARD_PLAN_OPTION, dest="tcab_shard_plan", metavar="PATH",
+    group.addoption(SHARD_PLAN_OPTION, metavar="PATH",
                     help="with --tcab-shard or --tcab-matrix --tcab-shards: deal the runs by their durations in an "
                          "earlier sweep PATH (its --tcab-out folder or sweep.json), longest first onto the lightest "
                          "shard, instead of by hash; a run PATH lacks weighs its case's median there")
-    group.addoption(ALLOW_PARTIAL_OPTION, dest="tcab_allow_partial", action="store_true",
+    group.addoption(ALLOW_PARTIAL_OPTION, action="store_true",
                     help="with --tcab-merge: merge the shards given though some of the count are missing; the "
                          "merged sweep says which (without it, a missing shard fails the merge)")
-    group.addoption(MERGE_OPTION, dest="tcab_merge", metavar="DIR", action="append",
+    group.addoption(MERGE_OPTION, metavar="DIR", action="append",
                     help="merge the results.json (and sweep.json) of each shard DIR (repeat the option) into one "
                          "results.json and report.html (and one sweep) in --tcab-out; runs no tests")
     # -- retries and regrading (run/attempts.py) --
-    group.addoption(RETRIES_OPTION, dest="tcab_retries", type=parse_retries, default=0, metavar="N",
+    group.addoption(RETRIES_OPTION, type=parse_retries, default=0, metavar="N",
                     help="grade an item that was not graded (the grader broke: no browser, no Node, the machine's "
                          "disk full) again in the same session, at most N times (default 0); a graded failure is a "
                          "result and never retried; every attempt is kept in results.json and JUnit")
-    group.addoption(REGRADE_OPTION, dest="tcab_regrade", type=parse_gradings, default=1, metavar="K",
+    group.addoption(REGRADE_OPTION, type=parse_gradings, default=1, metavar="K",
                     help="grade each run K times in one session (built once; its browser, judge and wasm items run "
                          "K times on fresh pages and instances): a verdict whose outcome differs between gradings "
                          "is unstable, a failure of the grader that earns nothing until a reviewer overrides it (default 1)")
     # -- end of retries and regrading --
-    group.addoption(TRACING_OPTION, dest="tcab_tracing", type=parse_tracing, metavar="off|on|retain-on-failure",
+    group.addoption(TRACING_OPTION, type=parse_tracing, metavar="off|on|retain-on-failure",
                     help="write a Playwright trace.zip per browser item into its output folder: off (default, or "
                          "pytest-playwright's --tracing), on, retain-on-failure")
-    group.addoption("--tcab-headed", dest="tcab_headed", action="store_true",
+    group.addoption("--tcab-headed", action="store_true",
                     help="run Chromium headed, on the display (also pytest-playwright's --headed)")
-    group.addoption("--tcab-slowmo", dest="tcab_slowmo", type=parse_milliseconds, metavar="MS",
+    group.addoption("--tcab-slowmo", type=parse_milliseconds, metavar="MS",
                     help="slow every Playwright operation of browser items down by MS milliseconds "
                          "(default 0, or pytest-playwright's --slowmo)")
-    group.addoption(SCHEMAS_OPTION, dest="tcab_schemas", action="store_true",
+    group.addoption(SCHEMAS_OPTION, action="store_true",
                     help="write a JSON Schema for every TOML file kind into SUITE/.tcab-schemas/ and a .taplo.toml "
                          "mapping the suite's layouts to them (editors then flag a mistake as it is typed), and "
                          "exit without running tests")
-    group.addoption(CAPTURE_BASELINES_OPTION, dest="tcab_capture_baselines", action="store_true",
+    group.addoption(CAPTURE_BASELINES_OPTION, action="store_true",
                     help="drive every validation script against its variant's reference implementation and "
                          "write validation-baseline/<variant>/ into the version folder")
     # builds shared by digest (issue 36)
-    group.addoption(SHARE_BUILDS_OPTION, dest="tcab_share_builds", action="store_true",
+    group.addoption(SHARE_BUILDS_OPTION, action="store_true",
                     help="build once the runs of a session whose build reads byte-identical files with the same "
                          "commands and caps: each is still served and graded as its own, and says whose build it used")
 
     # -- reviews (pytest_tcab/review/) --
-    group.addoption("--tcab-reviews", dest="tcab_reviews", metavar="DIR",
+    group.addoption("--tcab-reviews", metavar="DIR",
                     help="where reviews are kept: DIR/<run name>/<reviewer>.md, a history beside each (default "
                          ".tcab/reviews under the rootdir); never inside a produced run folder")
-    group.addoption("--tcab-reviewer", dest="tcab_reviewer", metavar="NAME",
+    group.addoption("--tcab-reviewer", metavar="NAME",
                     help="who is reviewing: names the file <NAME>.md (default: git's user.name, else the login name)")
-    group.addoption("--tcab-require-review", dest="tcab_require_review", action="store_true",
+    group.addoption("--tcab-require-review", action="store_true",
                     help="fail a run that has no complete, current review (the publication gate; --tcab-strict "
                          "implies it): a `review` item per run says what is missing")
 
@@ -374,37 +364,23 @@ def add_options(parser: pytest.Parser) -> None:
     _add_concurrency_options(group)
 
 
-def parse_concurrency(text: str) -> int:
-    """`--tcab-concurrency` as a whole number of runs, at least 1 (argparse `type`)."""
-    if not text.strip().isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of runs (1 or more), e.g. 2")
-    return int(text)
-
-
 def _add_concurrency_options(group: _TwinnedGroup) -> None:
     """Runs built ahead of their turn (`run.across`)."""
-    group.addoption(CONCURRENCY_OPTION, dest="tcab_concurrency", type=parse_concurrency, metavar="N",
+    group.addoption(CONCURRENCY_OPTION, type=parse_concurrency, metavar="N",
                     help="in a sweep, begin the next runs' builds while a run's browser and judge items run, up "
                          "to N runs building or grading at once (default: the cores, no more than the memory "
                          "holds at --tcab-build-memory each; 1: one run at a time). Off under xdist. No outcome, "
                          "order or report changes")
 
 
-def parse_file_count(text: str) -> int:
-    """`--tcab-site-files` as a whole number of at least 1 (argparse `type`)."""
-    if not text.strip().isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of files (1 or more), e.g. 5000")
-    return int(text)
-
-
 def _add_review_page_options(group: _TwinnedGroup) -> None:
     """The review page's options: each run's served site kept for it, and the page itself."""
-    group.addoption("--tcab-site-size", dest="tcab_site_size", type=parse_size, default=256 * 2**20, metavar="SIZE",
+    group.addoption("--tcab-site-size", type=parse_size, default=256 * 2**20, metavar="SIZE",
                     help="the most a run's served site may hold to be kept in its results for the review page, "
                          "e.g. 256MiB (default); a bigger site is not kept, and the run says so")
-    group.addoption("--tcab-site-files", dest="tcab_site_files", type=parse_file_count, default=5000, metavar="N",
+    group.addoption("--tcab-site-files", type=parse_file_count, default=5000, metavar="N",
                     help="the most files a run's served site may hold to be kept in its results (default 5000)")
-    group.addoption(REVIEW_OPTION, dest="tcab_review", metavar="RESULTS",
+    group.addoption(REVIEW_OPTION, metavar="RESULTS",
                     help="serve the review page on 127.0.0.1 for the runs in RESULTS (a run's or a sweep's "
                          "--tcab-out folder) until interrupted: play each build, decide what its validators left, "
                          "override them with a note, rate its domains; saves go to --tcab-reviews")
@@ -437,7 +413,8 @@ class _TwinnedGroup:
         self._parser = parser
         self._group = group
 
-    def addoption(self, flag: str, *, dest: str, default: Any = None, **attrs: Any) -> None:
+    def addoption(self, flag: str, *, default: Any = None, **attrs: Any) -> None:
+        dest = flag.removeprefix("--").replace("-", "_")  # `--tcab-x-y` is read as `tcab_x_y`, its ini key too
         action = attrs.get("action")
         kind: Literal["bool", "linelist", "string"] = (
             "bool" if action == "store_true" else "linelist" if action == "append" else "string")

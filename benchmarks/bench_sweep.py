@@ -2,8 +2,9 @@
 against one-run sessions, side by side in one run.
 
 Run from the repository root: ``python benchmarks/bench_sweep.py [RUNS] [SINGLES]`` (default 40
-and 4). The runs are copies of the tests' static demo game (`tests/run/browser/games/good`: a
-build, two checks in Chromium, a proof). It prints:
+and 4; SINGLES 0 leaves out the CPU comparisons, for the held figures alone). The runs are
+copies of the tests' static demo game (`tests/run/browser/games/good`: a build, two checks in
+Chromium, a proof). It prints:
 
 - the open files, threads, resident memory of the pytest process tree (Chromium and Node
   aside) and the scratch disk (`tcab-*` under TMPDIR), sampled in `pytest_tcab_run_finished`
@@ -117,8 +118,9 @@ def make_sweep(root: Path, runs: int) -> list[Path]:
     return made
 
 
-def session(root: Path, runs: list[Path], *extra: str) -> tuple[float, float, list[dict[str, int]]]:
-    """Wall and CPU seconds of one pytest session over `runs`, and its samples."""
+def session(root: Path, runs: list[Path], *extra: str,
+            env: dict[str, str] | None = None) -> tuple[float, float, list[dict[str, int]]]:
+    """Wall and CPU seconds of one pytest session over `runs` (with `env` besides), and its samples."""
     samples = root / "samples.jsonl"
     samples.unlink(missing_ok=True)
     out = Path(tempfile.mkdtemp(prefix="out-", dir=root))
@@ -126,7 +128,7 @@ def session(root: Path, runs: list[Path], *extra: str) -> tuple[float, float, li
             f"--tcab-out={out}", *extra, *(f"--tcab-run={run}" for run in runs)]
     scratch = root / "tmp"  # the session's own: /tmp holds every other session's tcab-* folders on a shared host
     scratch.mkdir(exist_ok=True)
-    env = {**os.environ, "TCAB_SAMPLES": str(samples), "TMPDIR": str(scratch)}
+    env = {**os.environ, **(env or {}), "TCAB_SAMPLES": str(samples), "TMPDIR": str(scratch)}
     start = time.monotonic()
     proc = subprocess.Popen(argv, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -162,20 +164,22 @@ def main() -> None:
         root = Path(scratch)
         made = make_sweep(root, runs + 1)
         lines = [f"sweep of {runs} copies of the demo game; {singles} one-run sessions stand for {runs}"]
-        serial_none = 0.0
+        serial_none = serial_cpu = 0.0
         for media in ("all", "none"):
             wall, cpu, samples = session(root, made, f"--tcab-media={media}")
-            if media == "none":
-                serial_none = wall
+            lines += held(samples, media)
+            if not singles:
+                lines.append(f"  media={media:<4} sweep wall {wall:.1f} s, CPU {cpu:.1f} s")
+                continue
             one = [session(root, [made[index]], f"--tcab-media={media}")[1] for index in range(singles)]
             alone = statistics.median(one) * len(made)
-            lines += held(samples, media)
             lines.append(f"  media={media:<4} CPU: sweep {cpu:.1f} s   {runs} one-run sessions {alone:.1f} s   "
                          f"A/B {cpu / alone:.2f}x   ({len(made)} runs)   (sweep wall {wall:.1f} s)")
-            serial_cpu = cpu
-        wall2, cpu2, _ = session(root, made, "--tcab-media=none", "-n", "2")
-        lines.append(f"  -n 2 against serial (media=none): wall {wall2:.1f} s / {serial_none:.1f} s = "
-                     f"{wall2 / serial_none:.2f}x   CPU {cpu2:.1f} s / {serial_cpu:.1f} s = {cpu2 / serial_cpu:.2f}x")
+            serial_none, serial_cpu = wall, cpu  # `none` comes last
+        if singles:
+            wall2, cpu2, _ = session(root, made, "--tcab-media=none", "-n", "2")
+            lines.append(f"  -n 2 against serial (media=none): wall {wall2:.1f} s / {serial_none:.1f} s = "
+                         f"{wall2 / serial_none:.2f}x   CPU {cpu2:.1f} s / {serial_cpu:.1f} s = {cpu2 / serial_cpu:.2f}x")
     load = os.getloadavg()[0]
     lines.append(f"({time.monotonic() - started:.0f} s in all; load average {load:.1f} at the end; "
                  f"{os.cpu_count()} cores; children's rusage {resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime:.0f} s)")

@@ -150,6 +150,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> Generator[None, Any, Any]:
+    """pytest keeps every report to the session's end (its terminal summary's): once every hook
+    has read a run item's `report.tcab` (the recorder, the sweep writer, JUnit), the report lets
+    go of it, or a sweep would hold it for every item of every run it graded (issue 33)."""
+    try:
+        return (yield)
+    finally:
+        report.__dict__.pop("tcab", None)
+
+
 def variant_documents(case: CaseVersion, variant: Variant) -> list[TomlDocument]:
     """The TOML documents that declare `variant`'s effective set: the manifest, then its variant file."""
     manifest = load(case.manifest_path)

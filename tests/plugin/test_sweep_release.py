@@ -153,3 +153,34 @@ def test_a_page_that_ends_itself_fails_its_own_verdicts_and_is_graded(pytester: 
     assert ending != "navigates" or "failed" in rows[ending]["items"].values(), rows[ending]["items"]
     assert rows["good"]["status"] == "graded"
     assert rows["good"]["items"]["check[title]"] == rows["good"]["items"]["check[play]"] == "passed"
+
+
+REPORT_OBSERVER = '''
+import json
+import os
+
+
+def pytest_terminal_summary(terminalreporter):
+    kept = [report for reports in terminalreporter.stats.values() for report in reports]
+    with open(os.environ["TCAB_RELEASE_LOG"], "a") as log:
+        log.write(json.dumps({"kept": len(kept), "with tcab": sum(hasattr(report, "tcab") for report in kept)}) + "\\n")
+'''
+
+
+def test_a_logged_report_lets_go_of_its_tcab_part(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                                  request: pytest.FixtureRequest) -> None:
+    """pytest keeps every report to the end: what tcab hung on it goes once every hook has read it."""
+    runs = write_sweep_suite(pytester.path)
+    _, log = observed(pytester, request, monkeypatch, REPORT_OBSERVER, "TCAB_RELEASE_LOG")
+    result = pytester.runpytest_subprocess(*ARGS, f"--tcab-run={runs / 'perf'}", f"--tcab-run={runs / 'hero'}",
+                                           "--tcab-out=out")
+    assert result.ret == 0, result.stdout.str()
+    seen = [json.loads(line) for line in log.read_text().splitlines()]
+    assert seen[-1]["kept"] > 0 and seen[-1]["with tcab"] == 0, seen[-1]
+    # It was read while the reports were logged: every item is on record, with its figures.
+    runs = {run["run"]: run for run in json.loads((pytester.path / "out/results.json").read_text())["runs"]}
+    assert sorted(runs) == ["hero", "perf"]
+    assert all(item["outcome"] == "passed" for run in runs.values() for item in run["items"]), runs
+    assert any("fuel" in item for item in runs["perf"]["items"]), runs["perf"]["items"]
+    rows = json.loads((pytester.path / "out/sweep.json").read_text())["runs"]
+    assert sorted(row["run"] for row in rows) == ["hero", "perf"]

@@ -196,9 +196,12 @@ class RunContext:
             release_copy(self.config, self.case.folder)
             self._reporter = None
 
-    def start_build(self, before: tuple[RunContext, ...] = ()) -> bool:
+    def start_build(self, before: tuple[RunContext, ...] = (), *, background: bool = True) -> bool:
         """Begin the build in a thread of its own (`run.across`: the next run's build while this one's
-        browser items run); whether it is under way or done. Idempotent; `build()` waits for it.
+        browser items run; `run.browser.item`: the first browser run's build while the session's
+        browser is launched); whether it is under way or done. Idempotent; `build()` waits for it.
+        A `background` build runs at the lowest CPU priority (see `EarlyBuild`); the build the next
+        item waits for does not, nor does what it starts (the judge runtime, the steps beside it).
 
         Everything that decides how it builds is taken first, here, as a build at its turn takes it:
         the build digest, and the run's disk share (`make_disk`, under its lock). Not started, and
@@ -220,7 +223,7 @@ class RunContext:
             disk.release()
             self._disk = None
             return False
-        self._early = EarlyBuild(self._build_now)
+        self._early = EarlyBuild(self._build_now, lowest=background)
         return True
 
     def end_build(self) -> None:
@@ -374,20 +377,23 @@ TOP_FILES = frozenset({"results.json", "report.html", "sweep.json", "index.html"
 
 class EarlyBuild:
     """A run's build under way in a daemon thread (a session that ends hard takes it along, and
-    the sandbox's processes die with their parent), at the lowest CPU priority where the kernel
-    lets a thread's children inherit it: the run being graded beside it keeps the processor.
-    What the build raised is raised again where it is waited for, as a build at its turn raises it."""
+    the sandbox's processes die with their parent). With `lowest`, at the lowest CPU priority
+    where the kernel lets a thread's children inherit it: the run being graded beside it keeps
+    the processor. What the build raised is raised again where it is waited for, as a build at
+    its turn raises it."""
 
-    def __init__(self, work: Callable[[threading.Event], None]) -> None:
+    def __init__(self, work: Callable[[threading.Event], None], lowest: bool = True) -> None:
         self.cancel = threading.Event()
         self._work = work
+        self._lowest = lowest
         self._raised: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="tcab-early-build", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        with contextlib.suppress(OSError):  # children started from this thread inherit it (Linux)
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        if self._lowest:
+            with contextlib.suppress(OSError):  # children started from this thread inherit it (Linux)
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
         try:
             self._work(self.cancel)
         except BaseException as exc:  # raised again by `wait`, in the item that waits for the build

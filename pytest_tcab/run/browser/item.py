@@ -2,10 +2,16 @@
 
 A plugin of its own, registered by `pytest_tcab.plugin` in the sessions that drive pages. It
 imports the browser session only when a fixture starts it, so registering it costs nothing.
+
+The session's browser is launched while the first build its items wait for runs (`launch_ahead`):
+the build in a thread of its own (`RunContext.start_build`), Chromium on this one, where
+Playwright's sync API must stay. The `tcab_browser` fixture takes that browser when it would have
+launched it the same way, and launches its own otherwise, so its override points still decide.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from collections.abc import Iterator
@@ -25,6 +31,8 @@ from pytest_tcab.outcomes import NotGraded
 from pytest_tcab.outcomes import mark_not_graded
 from pytest_tcab.outcomes import skip_at_item
 from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
+from pytest_tcab.run.browser.discovery import ChromiumLocation
+from pytest_tcab.run.browser.discovery import find_chromium
 
 if TYPE_CHECKING:
     from pytest_tcab.run.browser.session import BrowserSession
@@ -109,11 +117,15 @@ def ignored_playwright_options(config: pytest.Config) -> list[str]:
 @pytest.fixture(scope="session")
 def tcab_launch_args(request: pytest.FixtureRequest) -> dict[str, Any]:
     """Override point: keyword arguments for ``chromium.launch`` (the executable is always ours)."""
+    return default_launch_args(request.config)
+
+
+def default_launch_args(config: pytest.Config) -> dict[str, Any]:
+    """`tcab_launch_args` as the plugin gives it: what a browser launched ahead of the fixture uses."""
     from pytest_tcab.run.browser.session import LAUNCH_ARGS
 
-    debug = debug_options(request.config)
-    return {"args": [*LAUNCH_ARGS, heap_cap_flag(request.config)], "headless": not debug.headed,
-            "slow_mo": debug.slowmo}
+    debug = debug_options(config)
+    return {"args": [*LAUNCH_ARGS, heap_cap_flag(config)], "headless": not debug.headed, "slow_mo": debug.slowmo}
 
 
 def heap_cap_flag(config: pytest.Config) -> str:
@@ -139,12 +151,8 @@ def tcab_browser(
     tcab_context_args: dict[str, Any],
 ) -> Iterator[BrowserSession]:
     """The session's browser, or a skip with NO_BROWSER_REASON when this host has none."""
-    from pytest_tcab.run.browser.discovery import find_chromium
-    from pytest_tcab.run.browser.session import BrowserSession
-    from pytest_tcab.run.sandbox.sandbox import hidden_places
-
-    location = find_chromium(request.config.getoption("tcab_chromium", None))
-    if location is None:
+    launch = Launch.of(request.config, tcab_launch_args)
+    if launch is None:
         skip_at_item(NO_BROWSER_REASON)
     ignored = ignored_playwright_options(request.config)
     if ignored:
@@ -153,11 +161,13 @@ def tcab_browser(
             "Chromium (--tcab-chromium, --tcab-viewport) and keep their own media (a screenshot on failure, "
             "--tcab-tracing); --tracing, --headed and --slowmo are honoured (docs/debugging.md)"),
             stacklevel=1)
-    confine = not request.config.getoption("tcab_no_sandbox", False)
-    if not confine:
+    if not launch.confine:
         warnings.warn(pytest.PytestWarning(NOT_CONFINED), stacklevel=1)
-    session = BrowserSession(location, tcab_launch_args, tcab_context_args, confine=confine,
-                             hidden=hidden_places(request.config))
+    session = _launched_ahead(request.config, launch)
+    if session is None:
+        session = launch.start(tcab_context_args)
+    else:
+        session.context_args = dict(tcab_context_args)  # launched without: it has made no context yet
     request.config.stash[_browser_key] = session
     try:
         yield session
@@ -167,6 +177,134 @@ def tcab_browser(
 
 
 _browser_key = pytest.StashKey["BrowserSession"]()
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How the session's browser is launched: a browser launched ahead is the fixture's only when
+    it was launched the way the fixture would launch it."""
+
+    chromium: ChromiumLocation
+    args: dict[str, Any]
+    """`tcab_launch_args`."""
+    confine: bool
+    hidden: tuple[Path, ...]
+
+    @classmethod
+    def of(cls, config: pytest.Config, args: dict[str, Any]) -> Launch | None:
+        """The launch with `args` on this host; None when it has no Chromium (a named one that is
+        not there raises)."""
+        from pytest_tcab.run.sandbox.sandbox import hidden_places
+
+        location = find_chromium(config.getoption("tcab_chromium", None))
+        if location is None:
+            return None
+        return cls(location, dict(args), not config.getoption("tcab_no_sandbox", False), hidden_places(config))
+
+    def start(self, context_args: dict[str, Any] | None) -> BrowserSession:
+        from pytest_tcab.run.browser.session import BrowserSession
+
+        return BrowserSession(self.chromium, self.args, context_args, confine=self.confine, hidden=self.hidden)
+
+
+@dataclass(frozen=True)
+class LaunchedAhead:
+    """The session's browser launched ahead of the fixture, or what its launch raised: the
+    fixture raises it, so the browser items report it as they report a launch of their own."""
+
+    launch: Launch
+    launched: BrowserSession | Exception
+
+
+_ahead_key = pytest.StashKey["LaunchedAhead | None"]()
+"""Absent until a browser is launched ahead or the fixture runs; None once the fixture ran (it
+launches its own from then on: none is launched ahead again)."""
+_browser_runs_key = pytest.StashKey["set[RunContext]"]()
+
+
+def _launched_ahead(config: pytest.Config, launch: Launch) -> BrowserSession | None:
+    """The browser launched ahead, when it was launched as `launch` says (else it is closed: an
+    override of `tcab_launch_args` launches otherwise); what its launch raised is raised here."""
+    ahead = config.stash.get(_ahead_key, None)
+    config.stash[_ahead_key] = None
+    if ahead is None:
+        return None
+    if ahead.launch != launch:
+        if not isinstance(ahead.launched, Exception):
+            ahead.launched.close()
+        return None
+    if isinstance(ahead.launched, Exception):
+        raise ahead.launched
+    return ahead.launched
+
+
+def launch_ahead(config: pytest.Config, launch: Launch) -> None:
+    """Launch the session's browser now, on this thread, while a build runs in its own; kept,
+    launched or not, for the fixture to take (an unused one is closed with the session)."""
+    try:
+        launched: BrowserSession | Exception = launch.start(None)
+    except Exception as error:  # the browser items report it, never the item launching ahead
+        launched = error
+    config.stash[_ahead_key] = LaunchedAhead(launch, launched)
+    config.add_cleanup(functools.partial(_close_ahead, config))
+
+
+def _close_ahead(config: pytest.Config) -> None:
+    """The session's end (`-x`, Ctrl-C, no browser item reached): a browser launched ahead that the
+    fixture never took is closed, so no Chromium outlives the session."""
+    ahead = config.stash.get(_ahead_key, None)
+    config.stash[_ahead_key] = None
+    if ahead is not None and not isinstance(ahead.launched, Exception):
+        ahead.launched.close()
+
+
+def _uses_browser(item: pytest.Item) -> bool:
+    return "tcab_browser" in getattr(item, "fixturenames", ())
+
+
+def _begin_build(item: pytest.Item) -> Launch | None:
+    """When `item` is the first of a browser run (one with a selected item driven in the session's
+    browser) to need its build, and the browser is not up yet: begin the build in its thread, and
+    say how the browser is launched. None, and nothing begun, where the build is done or will not
+    begin early (`start_build`: a shared build, no sandbox) or the host has no Chromium."""
+    from pytest_tcab.run.across import NOT_BUILT_KINDS
+
+    run: RunContext | None = getattr(item, "run", None)
+    config = item.config
+    if run is None or _ahead_key in config.stash or run not in config.stash.get(_browser_runs_key, set()):
+        return None
+    if getattr(item, "kind", None) in NOT_BUILT_KINDS or run.finished_build is not None:
+        return None
+    try:
+        launch = Launch.of(config, default_launch_args(config))
+    except TcabError:  # a named Chromium that is not there: the fixture says so, at its items
+        return None
+    if launch is None or not run.start_build(background=False):
+        return None
+    return launch
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The runs with a selected item driven in the session's browser: only their builds bring it up early."""
+    runs = (getattr(item, "run", None) for item in session.items if _uses_browser(item))
+    session.config.stash[_browser_runs_key] = {run for run in runs if run is not None}
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A browser item first to need its run's build: the build begins, and the item's own setup
+    launches the browser meanwhile. Not `tryfirst`: the skip marks are read first (`skipping`),
+    and the item's fixtures after (pytest's runner, registered before this plugin)."""
+    if _uses_browser(item):
+        _begin_build(item)
+
+
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """Any other item first to need its run's build (its `build` item): the build begins and the
+    browser is launched meanwhile, before the item waits for the build (pytest's runner calls it next)."""
+    if not _uses_browser(item):
+        launch = _begin_build(item)
+        if launch is not None:
+            launch_ahead(item.config, launch)
 
 
 @pytest.hookimpl(tryfirst=True)

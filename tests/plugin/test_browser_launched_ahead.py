@@ -18,8 +18,8 @@ from test_option_concurrency import ARGS
 from test_option_concurrency import SLEEPER
 from test_option_concurrency import _stamps  # noqa: F401  (autouse: each build and item phase stamped)
 from test_option_concurrency import grade
+from test_option_concurrency import named
 from test_option_concurrency import sandboxed
-from test_option_concurrency import scratch_dir
 from test_option_concurrency import write_runs
 
 from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
@@ -91,20 +91,10 @@ def waits_for(mark: str, then: str = "") -> str:
 
 
 @pytest.fixture
-def scratch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The sessions' TMPDIR, short and the test's own: Chromium's profile, with its command line, is under it."""
-    return scratch_dir(request, monkeypatch)
-
-
-@pytest.fixture
 def marks(pytester: pytest.Pytester, scratch: Path) -> tuple[str, ...]:
     """The marking plugin; the options that load it."""
     pytester.makepyfile(tcab_marks=MARKS)
     return ("-p", "tcab_marks", "--tcab-concurrency=1")  # one run at a time: no build begun across runs
-
-
-def named(runs: list[Path], name: str) -> Path:
-    return next(run for run in runs if run.name == name)
 
 
 def launches(stamps: list[dict[str, object]]) -> list[dict[str, object]]:
@@ -133,7 +123,7 @@ def item_outcomes(outcomes: dict[str, dict[str, str]], run: str) -> dict[str, st
 def test_the_browser_is_launched_while_the_first_build_runs(
         pytester: pytest.Pytester, marks: tuple[str, ...], selection: tuple[str, ...]) -> None:
     runs = write_runs(pytester.path, {"a-waits": waits_for("browser-up")})
-    outcomes, stamps, result = grade(pytester, [named(runs, "a-waits")], 1, *marks, *selection)
+    outcomes, stamps, result = grade(pytester, list(named(runs, "a-waits")), 1, *marks, *selection)
     graded = item_outcomes(outcomes, "a-waits")
     assert graded.pop("build", "passed") == "passed", "it built: the browser came up while it waited"
     assert graded.pop("proof[shot]", "skipped") == "skipped"  # the build writes none
@@ -149,7 +139,7 @@ BROKEN = waits_for("browser-up", "rm index.html\n")
 def test_a_failed_build_is_reported_by_its_build_item_alone(pytester: pytest.Pytester,
                                                            marks: tuple[str, ...]) -> None:
     runs = write_runs(pytester.path, {"a-broken": BROKEN})
-    outcomes, stamps, result = grade(pytester, [named(runs, "a-broken")], 1, *marks)
+    outcomes, stamps, result = grade(pytester, list(named(runs, "a-broken")), 1, *marks)
     graded = item_outcomes(outcomes, "a-broken")
     assert graded.pop("build") == "failed"
     assert graded.pop("proof[shot]") == "skipped"
@@ -162,7 +152,7 @@ def test_a_failed_build_is_reported_by_its_build_item_alone(pytester: pytest.Pyt
 def test_a_failed_launch_is_reported_by_the_browser_items_alone(pytester: pytest.Pytester,
                                                                marks: tuple[str, ...]) -> None:
     runs = write_runs(pytester.path, {"a-waits": waits_for("launching")})
-    outcomes, stamps, result = grade(pytester, [named(runs, "a-waits")], 1, *marks, "--tcab-chromium=/bin/false")
+    outcomes, stamps, result = grade(pytester, list(named(runs, "a-waits")), 1, *marks, "--tcab-chromium=/bin/false")
     graded = item_outcomes(outcomes, "a-waits")
     assert graded.pop("build") == "passed", "the launch failed while it built: not its failure"
     assert graded.pop("proof[shot]") == "skipped"
@@ -176,7 +166,7 @@ def test_a_failed_launch_is_reported_by_the_browser_items_alone(pytester: pytest
 def test_a_stop_at_the_failed_build_closes_the_browser_launched_beside_it(
         pytester: pytest.Pytester, marks: tuple[str, ...], scratch: Path) -> None:
     runs = write_runs(pytester.path, {"a-broken": BROKEN})
-    _, stamps, result = grade(pytester, [named(runs, "a-broken")], 1, *marks, "-x")
+    _, stamps, result = grade(pytester, list(named(runs, "a-broken")), 1, *marks, "-x")
     assert len(launches(stamps)) == 1, "launched while the build ran, then never used"
     result.stdout.fnmatch_lines(["*stopping after 1 failures*"])
     assert not sandboxed(str(scratch)), "no Chromium (its profile is under the scratch folder) is left"
@@ -187,7 +177,7 @@ def test_an_interrupted_session_leaves_neither_the_build_nor_the_browser_behind(
         pytester: pytest.Pytester, marks: tuple[str, ...], scratch: Path) -> None:
     runs = write_runs(pytester.path, {"a-sleeper": waits_for("browser-up", SLEEPER)})
     marker = SLEEPER.split()[1]
-    argv = [sys.executable, "-m", "pytest", *ARGS, *marks, "--tcab-out=out", f"--tcab-run={named(runs, 'a-sleeper')}"]
+    argv = [sys.executable, "-m", "pytest", *ARGS, *marks, "--tcab-out=out", f"--tcab-run={named(runs, 'a-sleeper')[0]}"]
     session = subprocess.Popen(argv, cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 300
     while not sandboxed(marker) and time.monotonic() < deadline and session.poll() is None:
@@ -215,7 +205,7 @@ def test_an_override_of_the_launch_arguments_still_decides_how_chromium_runs(
         pytester: pytest.Pytester, marks: tuple[str, ...]) -> None:
     pytester.makeconftest(OVERRIDE)
     runs = write_runs(pytester.path, {})
-    outcomes, stamps, result = grade(pytester, [named(runs, "a-good")], 1, *marks)
+    outcomes, stamps, result = grade(pytester, list(named(runs, "a-good")), 1, *marks)
     assert set(item_outcomes(outcomes, "a-good").values()) == {"passed", "skipped"}  # the proof: none written
     ahead, used = launches(stamps)
     assert "--user-agent=tcab-override" not in chromium_args(ahead)
@@ -227,7 +217,7 @@ def test_an_override_of_the_launch_arguments_still_decides_how_chromium_runs(
 def test_a_session_selecting_only_the_build_launches_no_browser(pytester: pytest.Pytester,
                                                                  marks: tuple[str, ...]) -> None:
     runs = write_runs(pytester.path, {})
-    outcomes, stamps, result = grade(pytester, [named(runs, "a-good")], 1, *marks, "-k", "build")
+    outcomes, stamps, result = grade(pytester, list(named(runs, "a-good")), 1, *marks, "-k", "build")
     assert list(item_outcomes(outcomes, "a-good").values()) == ["passed"]
     assert launches(stamps) == []
     assert result.ret == 0
@@ -252,7 +242,7 @@ def test_a_build_burning_the_processor_while_chromium_launches_changes_no_verdic
     """The abuse: a run whose checks would fail makes the session's browser fail to launch, so its
     items, and every other run's, say "not graded" instead. They fail as they do without it."""
     runs = write_runs(pytester.path, {"a-burner": waits_for("launching", BURNER)})
-    outcomes, stamps, result = grade(pytester, [named(runs, "a-burner"), named(runs, "d-good")], 1, *marks)
+    outcomes, stamps, result = grade(pytester, list(named(runs, "a-burner", "d-good")), 1, *marks)
     burner = item_outcomes(outcomes, "a-burner")
     assert burner.pop("build") == "passed"
     assert burner.pop("proof[shot]") == "skipped"

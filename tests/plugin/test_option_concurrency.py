@@ -11,9 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 # pytester's in-process runs drop the modules first imported inside them, and numpy, Pillow and
@@ -80,15 +78,6 @@ def write_runs(root: Path, hostile: dict[str, str]) -> list[Path]:
     for name, script in hostile.items():
         (runs / name / "hostile.sh").write_text(script)
     return sorted(runs.iterdir())
-
-
-@pytest.fixture
-def scratch(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The TMPDIR of the sessions a test grades (their runs' disks), short: Chromium's sockets live under it."""
-    path = Path(tempfile.mkdtemp(prefix="cc-", dir="/tmp"))
-    monkeypatch.setenv("TMPDIR", str(path))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def named(runs: list[Path], *names: str) -> tuple[Path, ...]:

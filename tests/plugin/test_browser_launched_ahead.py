@@ -6,8 +6,6 @@ launches none; and a build that burns the processor while Chromium launches chan
 
 from __future__ import annotations
 
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,8 +16,10 @@ from test_option_concurrency import ARGS
 from test_option_concurrency import SLEEPER
 from test_option_concurrency import _stamps  # noqa: F401  (autouse: each build and item phase stamped)
 from test_option_concurrency import grade
+from test_option_concurrency import interrupt
 from test_option_concurrency import named
 from test_option_concurrency import sandboxed
+from test_option_concurrency import start_session
 from test_option_concurrency import write_runs
 
 from pytest_tcab.run.browser.discovery import NO_BROWSER_REASON
@@ -178,14 +178,13 @@ def test_an_interrupted_session_leaves_neither_the_build_nor_the_browser_behind(
     runs = write_runs(pytester.path, {"a-sleeper": waits_for("browser-up", SLEEPER)})
     marker = SLEEPER.split()[1]
     argv = [sys.executable, "-m", "pytest", *ARGS, *marks, "--tcab-out=out", f"--tcab-run={named(runs, 'a-sleeper')[0]}"]
-    session = subprocess.Popen(argv, cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    session = start_session(argv, pytester.path)
     deadline = time.monotonic() + 300
     while not sandboxed(marker) and time.monotonic() < deadline and session.poll() is None:
         time.sleep(0.2)
     assert sandboxed(marker), "the build sleeps once the browser is up"
-    session.send_signal(signal.SIGINT)
-    output, _ = session.communicate(timeout=120)
-    assert session.returncode == 2, output.decode()
+    output = interrupt(session)
+    assert session.returncode == 2, output
     assert not sandboxed(marker), "Ctrl-C ended the build"
     assert not sandboxed(str(scratch)), "and closed the browser launched beside it"
     assert not list(scratch.glob("tcab-playwright-*")) and not list(scratch.glob("tcab-run-*"))

@@ -125,6 +125,29 @@ def _stamps(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TCAB_STAMPS", str(pytester.path / "stamps.jsonl"))
 
 
+def start_session(argv: list[str], cwd: Path) -> subprocess.Popen[bytes]:
+    """A session in a process of its own, with Python's fault handler on (see `interrupt`)."""
+    return subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env={**os.environ, "PYTHONFAULTHANDLER": "1"})
+
+
+def interrupt(session: subprocess.Popen[bytes]) -> str:
+    """Ctrl-C the session and wait for it to end; its output. One still running two minutes later
+    fails the test with every thread's stack (SIGABRT, printed by the fault handler), and is ended:
+    a hang is told where it hangs, and leaves no process for the next test to trip on."""
+    session.send_signal(signal.SIGINT)
+    try:
+        return session.communicate(timeout=120)[0].decode()
+    except subprocess.TimeoutExpired:
+        session.send_signal(signal.SIGABRT)
+        try:
+            output = session.communicate(timeout=60)[0].decode()
+        except subprocess.TimeoutExpired:
+            session.kill()
+            output = session.communicate()[0].decode()
+        pytest.fail(f"the session did not end within 120 s of Ctrl-C; its output and threads:\n{output[-12000:]}")
+
+
 def sandboxed(marker: str) -> list[int]:
     """The processes whose command line holds `marker` (a unique word this test's builds run with)."""
     found = []
@@ -211,13 +234,12 @@ def test_an_interrupted_session_leaves_no_build_begun_early_behind(
     marker = f"5151{os.getpid()}"
     argv = [sys.executable, "-m", "pytest", *ARGS, "--tcab-concurrency=2", "--tcab-out=out",
             f"--tcab-run={good}", f"--tcab-run={sleeper}", f"--tcab-run={runs[-1]}"]
-    session = subprocess.Popen(argv, cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    session = start_session(argv, pytester.path)
     deadline = time.monotonic() + 300
     while not sandboxed(marker) and time.monotonic() < deadline and session.poll() is None:
         time.sleep(0.2)
     assert sandboxed(marker), "the sleeper's build began beside a-good's checks"
-    session.send_signal(signal.SIGINT)
-    output, _ = session.communicate(timeout=120)
-    assert session.returncode == 2, output.decode()
+    output = interrupt(session)
+    assert session.returncode == 2, output
     assert not sandboxed(marker), "Ctrl-C ended the build begun early"
     assert not list(scratch.glob("tcab-run-*"))

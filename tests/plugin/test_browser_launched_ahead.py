@@ -7,7 +7,6 @@ launches none; and a build that burns the processor while Chromium launches chan
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import cast
 
@@ -178,10 +177,7 @@ def test_an_interrupted_session_leaves_neither_the_build_nor_the_browser_behind(
     runs = write_runs(pytester.path, {"a-sleeper": waits_for("browser-up", SLEEPER)})
     marker = SLEEPER.split()[1]
     argv = [sys.executable, "-m", "pytest", *ARGS, *marks, "--tcab-out=out", f"--tcab-run={named(runs, 'a-sleeper')[0]}"]
-    session = start_session(argv, pytester.path)
-    deadline = time.monotonic() + 300
-    while not sandboxed(marker) and time.monotonic() < deadline and session.poll() is None:
-        time.sleep(0.2)
+    session = start_session(argv, pytester.path, until=marker)
     assert sandboxed(marker), "the build sleeps once the browser is up"
     output = interrupt(session)
     assert session.returncode == 2, output

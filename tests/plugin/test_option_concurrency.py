@@ -125,10 +125,15 @@ def _stamps(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TCAB_STAMPS", str(pytester.path / "stamps.jsonl"))
 
 
-def start_session(argv: list[str], cwd: Path) -> subprocess.Popen[bytes]:
-    """A session in a process of its own, with Python's fault handler on (see `interrupt`)."""
-    return subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env={**os.environ, "PYTHONFAULTHANDLER": "1"})
+def start_session(argv: list[str], cwd: Path, until: str) -> subprocess.Popen[bytes]:
+    """A session in a process of its own, with Python's fault handler on (see `interrupt`), once a
+    process whose command line holds `until` runs (or it ended, or five minutes passed)."""
+    session = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               env={**os.environ, "PYTHONFAULTHANDLER": "1"})
+    deadline = time.monotonic() + 300
+    while not sandboxed(until) and time.monotonic() < deadline and session.poll() is None:
+        time.sleep(0.2)
+    return session
 
 
 def interrupt(session: subprocess.Popen[bytes]) -> str:
@@ -234,10 +239,7 @@ def test_an_interrupted_session_leaves_no_build_begun_early_behind(
     marker = f"5151{os.getpid()}"
     argv = [sys.executable, "-m", "pytest", *ARGS, "--tcab-concurrency=2", "--tcab-out=out",
             f"--tcab-run={good}", f"--tcab-run={sleeper}", f"--tcab-run={runs[-1]}"]
-    session = start_session(argv, pytester.path)
-    deadline = time.monotonic() + 300
-    while not sandboxed(marker) and time.monotonic() < deadline and session.poll() is None:
-        time.sleep(0.2)
+    session = start_session(argv, pytester.path, until=marker)
     assert sandboxed(marker), "the sleeper's build began beside a-good's checks"
     output = interrupt(session)
     assert session.returncode == 2, output

@@ -1,9 +1,11 @@
-"""Shared fixtures: the bundled example suite as a fixture, and hypothesis profiles."""
+"""Shared fixtures: the bundled example suite as a fixture, hypothesis profiles, and Ctrl-C for
+the processes the tests start."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,18 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.register_profile("thorough", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Let Ctrl-C reach the sessions and review pages the tests start and interrupt (SIGINT).
+
+    A shell without job control starts a background command (`scripts/test &` in a script) with
+    SIGINT ignored; every process below inherits that, Python leaves an ignored SIGINT ignored,
+    and an interrupted session would run on until its build's timeout. A handler of this process,
+    unlike an ignored signal, is reset to the default action in each program it starts."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 _NOT_SUITE_MATERIAL = shutil.ignore_patterns("node_modules", "dist", "target", "__pycache__")
 
